@@ -1,0 +1,33 @@
+// What a command handler gets: its arguments (views valid until it returns), the reply writer,
+// its client's session, the server state, and one reading of the clock.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "protocol/reply_writer.h"
+#include "server/server_state.h"
+#include "server/session.h"
+
+namespace warden::server {
+
+struct CommandSpec;
+
+struct CommandContext {
+  ServerState& server;
+  Session& session;
+  protocol::ReplyWriter& reply;
+  std::span<const std::string_view> args;
+  const CommandSpec& spec;
+  std::int64_t now_ms;
+
+  std::string_view arg(std::size_t i) const { return args[i]; }
+  std::size_t argc() const { return args.size(); }
+  storage::Keyspace& keyspace() const { return server.keyspace; }
+};
+
+// Case-insensitive comparison of an argument with a lower-case option name.
+bool ArgIs(std::string_view arg, std::string_view lower_name);
+
+}  // namespace warden::server

@@ -1,0 +1,132 @@
+#include "server/command_table.h"
+
+#include <array>
+#include <cstring>
+
+#include "server/commands/commands.h"
+
+namespace warden::server {
+namespace {
+
+// Arity and flags are Redis 7.0's (COMMAND INFO), so clients that read them see what they expect.
+// clang-format off
+constexpr CommandSpec kCommandTable[] = {
+    // name          arity flags                                   handler             keys      acl categories
+    {"get",            2, kReadOnly | kFast,                       GetCommand,         1, 1, 1, "@read @string @fast"},
+    {"set",           -3, kWrite | kDenyOom,                       SetCommand,         1, 1, 1, "@write @string @slow"},
+    {"setnx",          3, kWrite | kDenyOom | kFast,               SetnxCommand,       1, 1, 1, "@write @string @fast"},
+    {"setex",          4, kWrite | kDenyOom,                       SetexCommand,       1, 1, 1, "@write @string @slow"},
+    {"psetex",         4, kWrite | kDenyOom,                       PsetexCommand,      1, 1, 1, "@write @string @slow"},
+    {"del",           -2, kWrite,                                  DelCommand,         1, -1, 1, "@keyspace @write @slow"},
+    {"unlink",        -2, kWrite | kFast,                          DelCommand,         1, -1, 1, "@keyspace @write @fast"},
+    {"exists",        -2, kReadOnly | kFast,                       ExistsCommand,      1, -1, 1, "@keyspace @read @fast"},
+    {"ttl",            2, kReadOnly | kFast,                       TtlCommand,         1, 1, 1, "@keyspace @read @fast"},
+    {"pttl",           2, kReadOnly | kFast,                       PttlCommand,        1, 1, 1, "@keyspace @read @fast"},
+    {"expire",        -3, kWrite | kFast,                          ExpireCommand,      1, 1, 1, "@keyspace @write @fast"},
+    {"pexpire",       -3, kWrite | kFast,                          PexpireCommand,     1, 1, 1, "@keyspace @write @fast"},
+    {"expireat",      -3, kWrite | kFast,                          ExpireatCommand,    1, 1, 1, "@keyspace @write @fast"},
+    {"pexpireat",     -3, kWrite | kFast,                          PexpireatCommand,   1, 1, 1, "@keyspace @write @fast"},
+    {"persist",        2, kWrite | kFast,                          PersistCommand,     1, 1, 1, "@keyspace @write @fast"},
+    {"expiretime",     2, kReadOnly | kFast,                       ExpiretimeCommand,  1, 1, 1, "@keyspace @read @fast"},
+    {"pexpiretime",    2, kReadOnly | kFast,                       PexpiretimeCommand, 1, 1, 1, "@keyspace @read @fast"},
+    {"type",           2, kReadOnly | kFast,                       TypeCommand,        1, 1, 1, "@keyspace @read @fast"},
+    {"scan",          -2, kReadOnly,                               ScanCommand,        0, 0, 0, "@keyspace @read @slow"},
+    {"keys",           2, kReadOnly,                               KeysCommand,        0, 0, 0, "@keyspace @read @slow @dangerous"},
+    {"randomkey",      1, kReadOnly,                               RandomkeyCommand,   0, 0, 0, "@keyspace @read @slow"},
+    {"dbsize",         1, kReadOnly | kFast,                       DbsizeCommand,      0, 0, 0, "@keyspace @read @fast"},
+    {"flushdb",       -1, kWrite,                                  FlushdbCommand,     0, 0, 0, "@keyspace @write @slow @dangerous"},
+    {"flushall",      -1, kWrite,                                  FlushdbCommand,     0, 0, 0, "@keyspace @write @slow @dangerous"},
+    {"incr",           2, kWrite | kDenyOom | kFast,               IncrCommand,        1, 1, 1, "@write @string @fast"},
+    {"incrby",         3, kWrite | kDenyOom | kFast,               IncrbyCommand,      1, 1, 1, "@write @string @fast"},
+    {"decr",           2, kWrite | kDenyOom | kFast,               DecrCommand,        1, 1, 1, "@write @string @fast"},
+    {"decrby",         3, kWrite | kDenyOom | kFast,               DecrbyCommand,      1, 1, 1, "@write @string @fast"},
+    // Redis 8.4's Lua-free compare-and-delete and value digest.
+    {"delex",         -2, kWrite | kFast,                          DelexCommand,       1, 1, 1, "@write @string @fast"},
+    {"digest",         2, kReadOnly | kFast,                       DigestCommand,      1, 1, 1, "@read @string @fast"},
+    {"ping",          -1, kFast,                                   PingCommand,        0, 0, 0, "@fast @connection"},
+    {"echo",           2, kLoading | kStale | kFast,               EchoCommand,        0, 0, 0, "@fast @connection"},
+    {"quit",          -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, QuitCommand, 0, 0, 0, "@fast @connection"},
+    {"reset",          1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, ResetCommand, 0, 0, 0, "@fast @connection"},
+    {"select",         2, kLoading | kStale | kFast,               SelectCommand,      0, 0, 0, "@fast @connection"},
+    {"hello",         -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, HelloCommand, 0, 0, 0, "@fast @connection"},
+    {"auth",          -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, AuthCommand, 0, 0, 0, "@fast @connection"},
+    {"client",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ClientSubcommands},
+    {"info",          -1, kLoading | kStale,                       InfoCommand,        0, 0, 0, "@slow @dangerous"},
+    {"command",       -1, kLoading | kStale,                       CommandCommand,     0, 0, 0, "@slow @connection", CommandSubcommands},
+    {"config",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ConfigSubcommands},
+    {"time",           1, kLoading | kStale | kFast,               TimeCommand,        0, 0, 0, "@fast"},
+    {"wait",           3, kNoScript,                               WaitCommand,        0, 0, 0, "@slow @connection"},
+    {"debug",         -2, kAdmin | kNoScript | kLoading | kStale | kProtected, DebugCommand, 0, 0, 0, "@admin @slow @dangerous"},
+};
+// clang-format on
+
+// Lower-cases `name` into `buf`; false if it is longer than any command name.
+bool FoldName(std::string_view name, char* buf, std::size_t size, std::string_view& out) {
+  if (name.size() > size) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+  }
+  out = std::string_view(buf, name.size());
+  return true;
+}
+
+constexpr std::size_t kMaxNameLength = 32;
+
+constexpr std::uint32_t NameHash(std::string_view lower) {
+  std::uint32_t h = 2166136261u;
+  for (char c : lower) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+// An open-addressing index over kCommandTable, built at compile time.
+constexpr std::size_t kIndexSlots = 256;
+static_assert(std::size(kCommandTable) < kIndexSlots / 2);
+
+constexpr std::array<const CommandSpec*, kIndexSlots> BuildIndex() {
+  std::array<const CommandSpec*, kIndexSlots> slots{};
+  for (const CommandSpec& spec : kCommandTable) {
+    std::size_t i = NameHash(spec.name) & (kIndexSlots - 1);
+    while (slots[i] != nullptr) i = (i + 1) & (kIndexSlots - 1);
+    slots[i] = &spec;
+  }
+  return slots;
+}
+
+constexpr std::array<const CommandSpec*, kIndexSlots> kCommandIndex = BuildIndex();
+
+}  // namespace
+
+std::span<const CommandSpec> Commands() { return kCommandTable; }
+
+const CommandSpec* FindCommand(std::span<const CommandSpec> table, std::string_view name) {
+  char buf[kMaxNameLength];
+  std::string_view lower;
+  if (!FoldName(name, buf, sizeof(buf), lower)) return nullptr;
+  for (const CommandSpec& spec : table) {
+    if (spec.short_name() == lower) return &spec;
+  }
+  return nullptr;
+}
+
+const CommandSpec* FindTopLevelCommand(std::string_view name) {
+  char buf[kMaxNameLength];
+  std::string_view lower;
+  if (!FoldName(name, buf, sizeof(buf), lower)) return nullptr;
+  for (std::size_t i = NameHash(lower) & (kIndexSlots - 1);; i = (i + 1) & (kIndexSlots - 1)) {
+    const CommandSpec* spec = kCommandIndex[i];
+    if (spec == nullptr || spec->name == lower) return spec;
+  }
+}
+
+bool ArgIs(std::string_view arg, std::string_view lower_name) {
+  if (arg.size() != lower_name.size()) return false;
+  for (std::size_t i = 0; i < arg.size(); ++i) {
+    const char c = arg[i];
+    const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    if (lower != lower_name[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace warden::server

@@ -1,0 +1,70 @@
+// The one command table. Every command is declared once, with its name, arity, flags, key
+// positions and handler; a container command (CLIENT, CONFIG, SCRIPT, COMMAND) points at a
+// second table of its subcommands. Lookup is case-insensitive and allocation-free.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "server/command_context.h"
+
+namespace warden::server {
+
+using Handler = void (*)(CommandContext&);
+
+// Redis's command flags (COMMAND INFO shows their names), plus kDebug for the test-only commands
+// gated by enable-debug-command.
+enum CommandFlag : std::uint32_t {
+  kWrite = 1u << 0,
+  kReadOnly = 1u << 1,
+  kDenyOom = 1u << 2,
+  kAdmin = 1u << 3,
+  kNoScript = 1u << 4,
+  kLoading = 1u << 5,
+  kStale = 1u << 6,
+  kFast = 1u << 7,
+  kNoAuth = 1u << 8,
+  kAllowBusy = 1u << 9,
+  kSkipMonitor = 1u << 10,
+  kNoMandatoryKeys = 1u << 11,
+  kMovableKeys = 1u << 12,
+  kProtected = 1u << 13,  // DEBUG: refused unless enable-debug-command allows it
+};
+
+struct CommandSpec {
+  // Lower case; subcommands carry their full name, "client|list".
+  std::string_view name;
+  // Counts the command name; -N means at least N.
+  int arity;
+  std::uint32_t flags;
+  Handler handler;  // null for containers
+  int first_key = 0;
+  int last_key = 0;
+  int key_step = 0;
+  std::string_view acl_categories = "";  // "@read @string @fast"
+  // Container commands: their subcommand table, defined beside its handlers.
+  std::span<const CommandSpec> (*subcommands)() = nullptr;
+
+  // "list" for "client|list".
+  std::string_view short_name() const {
+    const std::size_t bar = name.find('|');
+    return bar == std::string_view::npos ? name : name.substr(bar + 1);
+  }
+  bool is_container() const { return subcommands != nullptr; }
+};
+
+// The top-level commands, in the order COMMAND lists them.
+std::span<const CommandSpec> Commands();
+
+// Case-insensitive lookup among `table`; nullptr if absent.
+const CommandSpec* FindCommand(std::span<const CommandSpec> table, std::string_view name);
+// Lookup of a top-level command through a hash index built once.
+const CommandSpec* FindTopLevelCommand(std::string_view name);
+
+// The subcommand tables, each defined beside its handlers.
+std::span<const CommandSpec> ClientSubcommands();
+std::span<const CommandSpec> ConfigSubcommands();
+std::span<const CommandSpec> CommandSubcommands();
+
+}  // namespace warden::server

@@ -1,0 +1,347 @@
+// INFO, TIME, WAIT and DEBUG.
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/errors.h"
+#include "server/version.h"
+
+namespace warden::server {
+namespace {
+
+std::size_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  std::size_t resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string HumanBytes(std::size_t n) {
+  char buf[32];
+  const double d = static_cast<double>(n);
+  if (n < 1024) {
+    std::snprintf(buf, sizeof(buf), "%zuB", n);
+  } else if (n < 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
+  } else if (n < 1024ULL * 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
+  }
+  return buf;
+}
+
+// Appends "name:value\r\n".
+void Field(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out.push_back(':');
+  out.append(value);
+  out.append("\r\n");
+}
+
+void Field(std::string& out, std::string_view name, std::int64_t value) {
+  Field(out, name, std::to_string(value));
+}
+
+struct InfoSection {
+  std::string_view name;  // lower case
+  bool in_default;
+  void (*write)(const CommandContext& ctx, std::string& out);
+};
+
+void ServerSection(const CommandContext& ctx, std::string& out) {
+  const ServerState& s = ctx.server;
+  utsname uts{};
+  uname(&uts);
+  const std::int64_t uptime_s = (s.clock.MonotonicUs() - s.start_monotonic_us) / 1000000;
+  out.append("# Server\r\n");
+  Field(out, "redis_version", kRedisVersion);
+  Field(out, "redis_git_sha1", "00000000");
+  Field(out, "redis_git_dirty", "0");
+  Field(out, "redis_build_id", "0");
+  Field(out, "redis_mode", "standalone");
+  Field(out, "warden_version", kWardenVersion);
+  Field(out, "os", std::string(uts.sysname) + " " + uts.release + " " + uts.machine);
+  Field(out, "arch_bits", "64");
+  Field(out, "monotonic_clock", "POSIX clock_gettime");
+  Field(out, "multiplexing_api", "epoll");
+  Field(out, "process_id", static_cast<std::int64_t>(getpid()));
+  Field(out, "process_supervised", "no");
+  Field(out, "run_id", s.run_id);
+  Field(out, "tcp_port", s.config.port);
+  Field(out, "server_time_usec", s.clock.NowUs());
+  Field(out, "uptime_in_seconds", uptime_s);
+  Field(out, "uptime_in_days", uptime_s / 86400);
+  Field(out, "hz", s.config.hz);
+  Field(out, "configured_hz", s.config.hz);
+  Field(out, "executable", "");
+  Field(out, "config_file", s.config.config_file);
+  Field(out, "io_threads_active", "0");
+  out.append("\r\n");
+}
+
+void ClientsSection(const CommandContext& ctx, std::string& out) {
+  const ServerState& s = ctx.server;
+  const std::size_t clients = s.connections != nullptr ? s.connections->connected_clients() : 1;
+  out.append("# Clients\r\n");
+  Field(out, "connected_clients", static_cast<std::int64_t>(clients));
+  Field(out, "cluster_connections", "0");
+  Field(out, "maxclients", s.config.maxclients);
+  Field(out, "client_recent_max_input_buffer", "0");
+  Field(out, "client_recent_max_output_buffer", "0");
+  Field(out, "blocked_clients", "0");
+  Field(out, "tracking_clients", "0");
+  Field(out, "clients_in_timeout_table", "0");
+  out.append("\r\n");
+}
+
+void MemorySection(const CommandContext& ctx, std::string& out) {
+  const struct mallinfo2 mi = mallinfo2();
+  const std::size_t used = mi.uordblks + mi.hblkhd;
+  const std::size_t rss = ResidentBytes();
+  out.append("# Memory\r\n");
+  Field(out, "used_memory", static_cast<std::int64_t>(used));
+  Field(out, "used_memory_human", HumanBytes(used));
+  Field(out, "used_memory_rss", static_cast<std::int64_t>(rss));
+  Field(out, "used_memory_rss_human", HumanBytes(rss));
+  Field(out, "used_memory_dataset", static_cast<std::int64_t>(ctx.server.keyspace.memory_bytes()));
+  Field(out, "used_memory_lua", "0");
+  Field(out, "maxmemory", "0");
+  Field(out, "maxmemory_human", "0B");
+  Field(out, "maxmemory_policy", "noeviction");
+  Field(out, "mem_allocator", "libc");
+  out.append("\r\n");
+}
+
+void PersistenceSection(const CommandContext&, std::string& out) {
+  out.append("# Persistence\r\n");
+  Field(out, "loading", "0");
+  Field(out, "async_loading", "0");
+  Field(out, "rdb_changes_since_last_save", "0");
+  Field(out, "rdb_bgsave_in_progress", "0");
+  Field(out, "rdb_last_bgsave_status", "ok");
+  Field(out, "aof_enabled", "0");
+  Field(out, "aof_rewrite_in_progress", "0");
+  out.append("\r\n");
+}
+
+void StatsSection(const CommandContext& ctx, std::string& out) {
+  const ServerState& s = ctx.server;
+  out.append("# Stats\r\n");
+  Field(out, "total_connections_received", static_cast<std::int64_t>(s.stats.total_connections));
+  Field(out, "total_commands_processed", static_cast<std::int64_t>(s.stats.total_commands));
+  Field(out, "total_net_input_bytes", static_cast<std::int64_t>(s.stats.total_net_input_bytes));
+  Field(out, "total_net_output_bytes", static_cast<std::int64_t>(s.stats.total_net_output_bytes));
+  Field(out, "rejected_connections", static_cast<std::int64_t>(s.stats.rejected_connections));
+  Field(out, "expired_keys", static_cast<std::int64_t>(s.keyspace.stats().expired_keys));
+  char stale[32];
+  std::snprintf(stale, sizeof(stale), "%.2f", s.active_expiry.stale_percent());
+  Field(out, "expired_stale_perc", stale);
+  Field(out, "evicted_keys", "0");
+  Field(out, "keyspace_hits", static_cast<std::int64_t>(s.stats.keyspace_hits));
+  Field(out, "keyspace_misses", static_cast<std::int64_t>(s.stats.keyspace_misses));
+  Field(out, "active_expire_slices", static_cast<std::int64_t>(s.active_expiry.slices()));
+  out.append("\r\n");
+}
+
+void ReplicationSection(const CommandContext&, std::string& out) {
+  out.append("# Replication\r\n");
+  Field(out, "role", "master");
+  Field(out, "connected_slaves", "0");
+  Field(out, "master_failover_state", "no-failover");
+  Field(out, "master_replid", "0000000000000000000000000000000000000000");
+  Field(out, "master_repl_offset", "0");
+  out.append("\r\n");
+}
+
+void CpuSection(const CommandContext&, std::string& out) {
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  char buf[32];
+  out.append("# CPU\r\n");
+  std::snprintf(buf, sizeof(buf), "%ld.%06ld", static_cast<long>(self.ru_stime.tv_sec),
+                static_cast<long>(self.ru_stime.tv_usec));
+  Field(out, "used_cpu_sys", buf);
+  std::snprintf(buf, sizeof(buf), "%ld.%06ld", static_cast<long>(self.ru_utime.tv_sec),
+                static_cast<long>(self.ru_utime.tv_usec));
+  Field(out, "used_cpu_user", buf);
+  out.append("\r\n");
+}
+
+void ModulesSection(const CommandContext&, std::string& out) { out.append("# Modules\r\n\r\n"); }
+
+void ErrorstatsSection(const CommandContext&, std::string& out) {
+  out.append("# Errorstats\r\n\r\n");
+}
+
+void ClusterSection(const CommandContext&, std::string& out) {
+  out.append("# Cluster\r\n");
+  Field(out, "cluster_enabled", "0");
+  out.append("\r\n");
+}
+
+void KeyspaceSection(const CommandContext& ctx, std::string& out) {
+  const storage::Keyspace& keyspace = ctx.server.keyspace;
+  out.append("# Keyspace\r\n");
+  if (keyspace.size() > 0) {
+    char line[128];
+    std::snprintf(line, sizeof(line), "db0:keys=%zu,expires=%zu,avg_ttl=%" PRId64 "\r\n",
+                  keyspace.size(), keyspace.volatile_size(),
+                  ctx.server.active_expiry.average_ttl_ms());
+    out.append(line);
+  }
+  out.append("\r\n");
+}
+
+constexpr InfoSection kSections[] = {
+    {"server", true, ServerSection},
+    {"clients", true, ClientsSection},
+    {"memory", true, MemorySection},
+    {"persistence", true, PersistenceSection},
+    {"stats", true, StatsSection},
+    {"replication", true, ReplicationSection},
+    {"cpu", true, CpuSection},
+    {"modules", true, ModulesSection},
+    {"errorstats", true, ErrorstatsSection},
+    {"cluster", true, ClusterSection},
+    {"keyspace", true, KeyspaceSection},
+};
+
+}  // namespace
+
+void InfoCommand(CommandContext& ctx) {
+  std::string out;
+  bool wanted[std::size(kSections)] = {};
+  if (ctx.argc() == 1) {
+    for (std::size_t i = 0; i < std::size(kSections); ++i) wanted[i] = kSections[i].in_default;
+  }
+  for (std::size_t j = 1; j < ctx.argc(); ++j) {
+    const std::string_view arg = ctx.arg(j);
+    const bool every = ArgIs(arg, "all") || ArgIs(arg, "everything");
+    for (std::size_t i = 0; i < std::size(kSections); ++i) {
+      if (every || (ArgIs(arg, "default") && kSections[i].in_default) ||
+          ArgIs(arg, kSections[i].name)) {
+        wanted[i] = true;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < std::size(kSections); ++i) {
+    if (wanted[i]) kSections[i].write(ctx, out);
+  }
+  // Sections end with a blank line, except the last one.
+  if (out.size() >= 2) out.resize(out.size() - 2);
+  ctx.reply.Verbatim(out);
+}
+
+void TimeCommand(CommandContext& ctx) {
+  const std::int64_t now_us = ctx.server.clock.NowUs();
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.BulkInteger(now_us / 1000000);
+  ctx.reply.BulkInteger(now_us % 1000000);
+}
+
+void WaitCommand(CommandContext& ctx) {
+  std::int64_t replicas = 0;
+  std::int64_t timeout = 0;
+  if (!protocol::ParseStrictInt64(ctx.arg(1), replicas)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (!protocol::ParseStrictInt64(ctx.arg(2), timeout)) {
+    ctx.reply.Error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (timeout < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    return;
+  }
+  // No replicas exist, so none can acknowledge; answer at once instead of waiting out the
+  // timeout.
+  ctx.reply.Integer(0);
+}
+
+namespace {
+
+void DebugHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "LOG <message>",
+      "    Write <message> to the server log.",
+      "OBJECT <key>",
+      "    Show low-level info about the <key> and associated value.",
+      "SET-ACTIVE-EXPIRE <0|1>",
+      "    Setting it to 0 disables expiring keys in background when they are not accessed.",
+      "SLEEP <seconds>",
+      "    Stop the server for <seconds>. Decimals allowed.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Status(line);
+}
+
+}  // namespace
+
+void DebugCommand(CommandContext& ctx) {
+  const std::string_view sub = ctx.arg(1);
+  if (ArgIs(sub, "help") && ctx.argc() == 2) {
+    DebugHelp(ctx);
+  } else if (ArgIs(sub, "sleep") && ctx.argc() == 3) {
+    // Redis uses atof(): garbage reads as 0.
+    const std::string text(ctx.arg(2));
+    const double seconds = std::atof(text.c_str());
+    if (seconds > 0) {
+      timespec ts{};
+      ts.tv_sec = static_cast<time_t>(seconds);
+      ts.tv_nsec = static_cast<long>((seconds - static_cast<double>(ts.tv_sec)) * 1e9);
+      while (nanosleep(&ts, &ts) != 0) {
+      }
+    }
+    ctx.reply.Ok();
+  } else if (ArgIs(sub, "set-active-expire") && ctx.argc() == 3) {
+    std::int64_t on = 0;
+    if (!protocol::ParseStrictInt64(ctx.arg(2), on)) {
+      ctx.reply.Error(errors::kNotInteger);
+      return;
+    }
+    ctx.server.active_expire_enabled = on != 0;
+    ctx.reply.Ok();
+  } else if (ArgIs(sub, "object") && ctx.argc() == 3) {
+    const storage::Entry* e = ctx.keyspace().Find(ctx.arg(2), ctx.now_ms);
+    if (e == nullptr) {
+      ctx.reply.Error(errors::kNoSuchKey);
+      return;
+    }
+    char line[160];
+    const std::string_view value = e->value();
+    std::int64_t n = 0;
+    const char* encoding = protocol::ParseStrictInt64(value, n) ? "int"
+                           : value.size() <= 44                  ? "embstr"
+                                                                 : "raw";
+    std::snprintf(line, sizeof(line),
+                  "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 "
+                  "lru_seconds_idle:0",
+                  static_cast<const void*>(e), encoding, value.size() + 1);
+    ctx.reply.Status(line);
+  } else if (ArgIs(sub, "log") && ctx.argc() == 3) {
+    ctx.reply.Ok();
+  } else if (ArgIs(sub, "set-disable-deny-scripts") && ctx.argc() == 3) {
+    ctx.reply.Ok();
+  } else {
+    ctx.reply.Error(
+        {"ERR unknown subcommand or wrong number of arguments for '", sub, "'. Try DEBUG HELP."});
+  }
+}
+
+}  // namespace warden::server

@@ -1,0 +1,177 @@
+// CLIENT and its subcommands.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/client_name.h"
+#include "server/errors.h"
+
+namespace warden::server {
+namespace {
+
+// One CLIENT LIST line, fields in Redis 7.2's order (7.0's plus lib-name and lib-ver).
+void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+  const std::string_view cmd = s.last_command != nullptr ? s.last_command->name : "NULL";
+  char buf[512];
+  const int n = std::snprintf(
+      buf, sizeof(buf),
+      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d sub=0 psub=0 "
+      "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
+      "oll=0 omem=0 tot-mem=%zu events=r cmd=%.*s user=default redir=-1 resp=%d",
+      static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd,
+      s.name.c_str(), static_cast<long long>((now_ms - s.created_ms) / 1000),
+      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.db,
+      s.query_buffer_bytes, s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free,
+      s.query_buffer_bytes, s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
+      static_cast<int>(cmd.size()), cmd.data(), s.resp);
+  if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof(buf) ? n : sizeof(buf) - 1);
+  out.append(" lib-name=");
+  out.append(s.lib_name);
+  out.append(" lib-ver=");
+  out.append(s.lib_ver);
+  out.push_back('\n');
+}
+
+void ClientIdCommand(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<std::int64_t>(ctx.session.id));
+}
+
+void ClientGetnameCommand(CommandContext& ctx) {
+  if (ctx.session.name.empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(ctx.session.name);
+  }
+}
+
+void ClientSetnameCommand(CommandContext& ctx) {
+  if (!ValidClientName(ctx.arg(2))) {
+    ctx.reply.Error(errors::kBadClientName);
+    return;
+  }
+  ctx.session.name.assign(ctx.arg(2));
+  ctx.reply.Ok();
+}
+
+// Redis 7.2's CLIENT SETINFO LIB-NAME|LIB-VER value: an empty value clears it.
+void ClientSetinfoCommand(CommandContext& ctx) {
+  const std::string_view attr = ctx.arg(2);
+  std::string* field = nullptr;
+  if (ArgIs(attr, "lib-name")) {
+    field = &ctx.session.lib_name;
+  } else if (ArgIs(attr, "lib-ver")) {
+    field = &ctx.session.lib_ver;
+  } else {
+    ctx.reply.Error({"ERR Unrecognized option '", attr, "'"});
+    return;
+  }
+  if (!ValidClientName(ctx.arg(3))) {
+    ctx.reply.Error({"ERR ", attr, " cannot contain spaces, newlines or special characters."});
+    return;
+  }
+  field->assign(ctx.arg(3));
+  ctx.reply.Ok();
+}
+
+void ClientInfoCommand(CommandContext& ctx) {
+  std::string line;
+  AppendClientLine(ctx.session, ctx.server.clock.NowMs(), line);
+  ctx.reply.Verbatim(line);
+}
+
+void ClientListCommand(CommandContext& ctx) {
+  std::vector<std::uint64_t> ids;
+  if (ctx.argc() == 4 && ArgIs(ctx.arg(2), "type")) {
+    const std::string_view type = ctx.arg(3);
+    if (!ArgIs(type, "normal") && !ArgIs(type, "master") && !ArgIs(type, "replica") &&
+        !ArgIs(type, "slave") && !ArgIs(type, "pubsub")) {
+      ctx.reply.Error({"ERR Unknown client type '", type, "'"});
+      return;
+    }
+    if (!ArgIs(type, "normal")) {
+      ctx.reply.Verbatim("");
+      return;
+    }
+  } else if (ctx.argc() > 3 && ArgIs(ctx.arg(2), "id")) {
+    for (std::size_t j = 3; j < ctx.argc(); ++j) {
+      std::int64_t id = 0;
+      if (!protocol::ParseStrictInt64(ctx.arg(j), id) || id < 1) {
+        ctx.reply.Error(errors::kInvalidClientId);
+        return;
+      }
+      ids.push_back(static_cast<std::uint64_t>(id));
+    }
+  } else if (ctx.argc() != 2) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  const std::int64_t now_ms = ctx.server.clock.NowMs();
+  std::string text;
+  auto add = [&](const Session& s) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), s.id) == ids.end()) return;
+    AppendClientLine(s, now_ms, text);
+  };
+  if (ctx.server.connections != nullptr) {
+    ctx.server.connections->ForEachSession(add);
+  } else {
+    add(ctx.session);
+  }
+  ctx.reply.Verbatim(text);
+}
+
+void ClientNoEvictCommand(CommandContext& ctx) {
+  if (!ArgIs(ctx.arg(2), "on") && !ArgIs(ctx.arg(2), "off")) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+void ClientHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr. Options are:",
+      "    * LIB-NAME: the client lib name.",
+      "    * LIB-VER: the client lib version.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Status(line);
+}
+
+// clang-format off
+constexpr CommandSpec kClientTable[] = {
+    {"client|id",       2, kNoScript | kLoading | kStale,          ClientIdCommand,      0, 0, 0, "@slow @connection"},
+    {"client|getname",  2, kNoScript | kLoading | kStale,          ClientGetnameCommand, 0, 0, 0, "@slow @connection"},
+    {"client|setname",  3, kNoScript | kLoading | kStale,          ClientSetnameCommand, 0, 0, 0, "@slow @connection"},
+    {"client|setinfo",  4, kNoScript | kLoading | kStale,          ClientSetinfoCommand, 0, 0, 0, "@slow @connection"},
+    {"client|info",     2, kNoScript | kLoading | kStale,          ClientInfoCommand,    0, 0, 0, "@slow @connection"},
+    {"client|list",    -2, kAdmin | kNoScript | kLoading | kStale, ClientListCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|no-evict", 3, kAdmin | kNoScript | kLoading | kStale, ClientNoEvictCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|help",     2, kLoading | kStale,                      ClientHelpCommand,    0, 0, 0, "@slow @connection"},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const CommandSpec> ClientSubcommands() { return kClientTable; }
+
+}  // namespace warden::server

@@ -1,0 +1,278 @@
+// COMMAND and its subcommands: what clients (redis-cli above all) read to learn the table.
+#include <string>
+
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/errors.h"
+#include "storage/glob.h"
+
+namespace warden::server {
+namespace {
+
+struct FlagName {
+  std::uint32_t flag;
+  std::string_view name;
+};
+
+// In the order Redis lists them.
+constexpr FlagName kFlagNames[] = {
+    {kWrite, "write"},         {kReadOnly, "readonly"},
+    {kDenyOom, "denyoom"},     {kAdmin, "admin"},
+    {kNoScript, "noscript"},   {kLoading, "loading"},
+    {kStale, "stale"},         {kSkipMonitor, "skip_monitor"},
+    {kFast, "fast"},           {kNoAuth, "no_auth"},
+    {kNoMandatoryKeys, "no_mandatory_keys"},
+    {kMovableKeys, "movablekeys"},
+    {kAllowBusy, "allow_busy"},
+};
+
+struct CommandDoc {
+  std::string_view name;
+  std::string_view summary;
+  std::string_view since;
+  std::string_view group;
+  std::string_view complexity;
+};
+
+// clang-format off
+constexpr CommandDoc kDocs[] = {
+    {"get", "Get the value of a key", "1.0.0", "string", "O(1)"},
+    {"set", "Set the string value of a key", "1.0.0", "string", "O(1)"},
+    {"setnx", "Set the value of a key, only if the key does not exist", "1.0.0", "string", "O(1)"},
+    {"setex", "Set the value and expiration of a key", "2.0.0", "string", "O(1)"},
+    {"psetex", "Set the value and expiration in milliseconds of a key", "2.6.0", "string", "O(1)"},
+    {"del", "Delete a key", "1.0.0", "generic", "O(N) where N is the number of keys that will be removed."},
+    {"unlink", "Delete a key asynchronously in another thread.", "4.0.0", "generic", "O(1) for each key removed."},
+    {"exists", "Determine if a key exists", "1.0.0", "generic", "O(N) where N is the number of keys to check."},
+    {"ttl", "Get the time to live for a key in seconds", "1.0.0", "generic", "O(1)"},
+    {"pttl", "Get the time to live for a key in milliseconds", "2.6.0", "generic", "O(1)"},
+    {"expire", "Set a key's time to live in seconds", "1.0.0", "generic", "O(1)"},
+    {"pexpire", "Set a key's time to live in milliseconds", "2.6.0", "generic", "O(1)"},
+    {"expireat", "Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "O(1)"},
+    {"pexpireat", "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "O(1)"},
+    {"persist", "Remove the expiration from a key", "2.2.0", "generic", "O(1)"},
+    {"expiretime", "Get the expiration Unix timestamp for a key", "7.0.0", "generic", "O(1)"},
+    {"pexpiretime", "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "O(1)"},
+    {"type", "Determine the type stored at key", "1.0.0", "generic", "O(1)"},
+    {"scan", "Incrementally iterate the keys space", "2.8.0", "generic", "O(1) for every call. O(N) for a complete iteration."},
+    {"keys", "Find all keys matching the given pattern", "1.0.0", "generic", "O(N) with N being the number of keys in the database"},
+    {"randomkey", "Return a random key from the keyspace", "1.0.0", "generic", "O(1)"},
+    {"dbsize", "Return the number of keys in the selected database", "1.0.0", "server", "O(1)"},
+    {"flushdb", "Remove all keys from the current database", "1.0.0", "server", "O(N) where N is the number of keys in the selected database"},
+    {"flushall", "Remove all keys from all databases", "1.0.0", "server", "O(N) where N is the total number of keys in all databases"},
+    {"incr", "Increment the integer value of a key by one", "1.0.0", "string", "O(1)"},
+    {"incrby", "Increment the integer value of a key by the given amount", "1.0.0", "string", "O(1)"},
+    {"decr", "Decrement the integer value of a key by one", "1.0.0", "string", "O(1)"},
+    {"decrby", "Decrement the integer value of a key by the given number", "1.0.0", "string", "O(1)"},
+    {"delex", "Conditionally removes the specified key based on value or digest comparison.", "8.4.0", "string", "O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value."},
+    {"digest", "Returns the XXH3 hash of a string value.", "8.4.0", "string", "O(N) where N is the length of the string value."},
+    {"ping", "Ping the server", "1.0.0", "connection", "O(1)"},
+    {"echo", "Echo the given string", "1.0.0", "connection", "O(1)"},
+    {"quit", "Close the connection", "1.0.0", "connection", "O(1)"},
+    {"reset", "Reset the connection", "6.2.0", "connection", "O(1)"},
+    {"select", "Change the selected database for the current connection", "1.0.0", "connection", "O(1)"},
+    {"hello", "Handshake with Redis", "6.0.0", "connection", "O(1)"},
+    {"auth", "Authenticate to the server", "1.0.0", "connection", "O(N) where N is the number of passwords defined for the user"},
+    {"client", "A container for client connection commands", "2.4.0", "connection", "Depends on subcommand."},
+    {"info", "Get information and statistics about the server", "1.0.0", "server", "O(1)"},
+    {"command", "Get array of Redis command details", "2.8.13", "server", "O(N) where N is the total number of Redis commands"},
+    {"config", "A container for server configuration commands", "2.0.0", "server", "Depends on subcommand."},
+    {"time", "Return the current server time", "2.6.0", "server", "O(1)"},
+    {"wait", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "3.0.0", "generic", "O(1)"},
+    {"debug", "A container for debugging commands", "1.0.0", "server", "Depends on subcommand."},
+};
+// clang-format on
+
+const CommandDoc* FindDoc(std::string_view name) {
+  for (const CommandDoc& doc : kDocs) {
+    if (doc.name == name) return &doc;
+  }
+  return nullptr;
+}
+
+void WriteInfo(protocol::ReplyWriter& r, const CommandSpec& spec) {
+  r.ArrayHeader(10);
+  r.Bulk(spec.name);
+  r.Integer(spec.arity);
+  std::size_t flags = 0;
+  for (const FlagName& f : kFlagNames) flags += (spec.flags & f.flag) != 0;
+  r.SetHeader(flags);
+  for (const FlagName& f : kFlagNames) {
+    if ((spec.flags & f.flag) != 0) r.Status(f.name);
+  }
+  r.Integer(spec.first_key);
+  r.Integer(spec.last_key);
+  r.Integer(spec.key_step);
+  std::size_t categories = 0;
+  for (std::string_view rest = spec.acl_categories; !rest.empty();) {
+    const std::size_t space = rest.find(' ');
+    ++categories;
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+  }
+  r.SetHeader(categories);
+  for (std::string_view rest = spec.acl_categories; !rest.empty();) {
+    const std::size_t space = rest.find(' ');
+    r.Status(rest.substr(0, space));
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+  }
+  r.ArrayHeader(0);  // tips
+  r.ArrayHeader(0);  // key specifications: not published
+  if (spec.is_container()) {
+    const auto subs = spec.subcommands();
+    r.ArrayHeader(subs.size());
+    for (const CommandSpec& sub : subs) WriteInfo(r, sub);
+  } else {
+    r.ArrayHeader(0);
+  }
+}
+
+void WriteDoc(protocol::ReplyWriter& r, const CommandSpec& spec) {
+  r.Bulk(spec.name);
+  const CommandDoc* doc = FindDoc(spec.name);
+  const bool subs = spec.is_container();
+  r.MapHeader((doc != nullptr ? 4 : 0) + (subs ? 1 : 0));
+  if (doc != nullptr) {
+    r.Bulk("summary");
+    r.Bulk(doc->summary);
+    r.Bulk("since");
+    r.Bulk(doc->since);
+    r.Bulk("group");
+    r.Bulk(doc->group);
+    r.Bulk("complexity");
+    r.Bulk(doc->complexity);
+  }
+  if (subs) {
+    r.Bulk("subcommands");
+    const auto table = spec.subcommands();
+    r.MapHeader(table.size());
+    for (const CommandSpec& sub : table) {
+      r.Bulk(sub.name);
+      r.MapHeader(0);
+    }
+  }
+}
+
+void CommandCountCommand(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<std::int64_t>(Commands().size()));
+}
+
+void CommandInfoCommand(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    CommandCommand(ctx);
+    return;
+  }
+  ctx.reply.ArrayHeader(ctx.argc() - 2);
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    const CommandSpec* spec = FindTopLevelCommand(ctx.arg(j));
+    if (spec == nullptr) {
+      ctx.reply.Null();
+    } else {
+      WriteInfo(ctx.reply, *spec);
+    }
+  }
+}
+
+void CommandDocsCommand(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    ctx.reply.MapHeader(Commands().size());
+    for (const CommandSpec& spec : Commands()) WriteDoc(ctx.reply, spec);
+    return;
+  }
+  std::vector<const CommandSpec*> found;
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    if (const CommandSpec* spec = FindTopLevelCommand(ctx.arg(j))) found.push_back(spec);
+  }
+  ctx.reply.MapHeader(found.size());
+  for (const CommandSpec* spec : found) WriteDoc(ctx.reply, *spec);
+}
+
+void CommandListCommand(CommandContext& ctx) {
+  std::string_view pattern;
+  std::string_view category;
+  bool module_filter = false;
+  if (ctx.argc() == 5 && ArgIs(ctx.arg(2), "filterby")) {
+    if (ArgIs(ctx.arg(3), "pattern")) {
+      pattern = ctx.arg(4);
+    } else if (ArgIs(ctx.arg(3), "aclcat")) {
+      category = ctx.arg(4);
+    } else if (ArgIs(ctx.arg(3), "module")) {
+      module_filter = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  } else if (ctx.argc() != 2) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::vector<std::string_view> names;
+  auto consider = [&](const CommandSpec& spec) {
+    if (module_filter) return;
+    if (!pattern.empty() && !storage::GlobMatchNoCase(pattern, spec.name)) return;
+    if (!category.empty()) {
+      bool has = false;
+      for (std::string_view rest = spec.acl_categories; !rest.empty();) {
+        const std::size_t space = rest.find(' ');
+        if (ArgIs(category, rest.substr(1, space == std::string_view::npos ? space : space - 1))) {
+          has = true;
+        }
+        rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+      }
+      if (!has) return;
+    }
+    names.push_back(spec.name);
+  };
+  for (const CommandSpec& spec : Commands()) {
+    consider(spec);
+    if (spec.is_container()) {
+      for (const CommandSpec& sub : spec.subcommands()) consider(sub);
+    }
+  }
+  ctx.reply.ArrayHeader(names.size());
+  for (std::string_view name : names) ctx.reply.Bulk(name);
+}
+
+void CommandHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Status(line);
+}
+
+// clang-format off
+constexpr CommandSpec kCommandTable[] = {
+    {"command|count",  2, kLoading | kStale, CommandCountCommand, 0, 0, 0, "@slow @connection"},
+    {"command|info",  -2, kLoading | kStale, CommandInfoCommand,  0, 0, 0, "@slow @connection"},
+    {"command|docs",  -2, kLoading | kStale, CommandDocsCommand,  0, 0, 0, "@slow @connection"},
+    {"command|list",  -2, kLoading | kStale, CommandListCommand,  0, 0, 0, "@slow @connection"},
+    {"command|help",   2, kLoading | kStale, CommandHelpCommand,  0, 0, 0, "@slow @connection"},
+};
+// clang-format on
+
+}  // namespace
+
+void CommandCommand(CommandContext& ctx) {
+  ctx.reply.ArrayHeader(Commands().size());
+  for (const CommandSpec& spec : Commands()) WriteInfo(ctx.reply, spec);
+}
+
+std::span<const CommandSpec> CommandSubcommands() { return kCommandTable; }
+
+}  // namespace warden::server

@@ -1,0 +1,156 @@
+// Commands over keys regardless of their value: DEL, EXISTS, TYPE, SCAN, KEYS, RANDOMKEY,
+// DBSIZE, FLUSHDB and FLUSHALL.
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/errors.h"
+#include "storage/glob.h"
+
+namespace warden::server {
+namespace {
+
+using storage::Entry;
+
+// Redis parses SCAN's cursor with strtoul(): leading '+' and '-' are taken (-1 wraps), an empty
+// string is 0, a leading blank, trailing garbage or overflow is an error. The argument is read as
+// the C string it is in Redis, up to its first NUL.
+bool ParseScanCursor(std::string_view arg, std::uint64_t& cursor) {
+  const std::size_t nul = arg.find('\0');
+  if (nul != std::string_view::npos) arg = arg.substr(0, nul);
+  const std::string text(arg);
+  if (!text.empty() && (text[0] == ' ' || (text[0] >= '\t' && text[0] <= '\r'))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  cursor = value;
+  return true;
+}
+
+}  // namespace
+
+void DelCommand(CommandContext& ctx) {
+  std::int64_t deleted = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (ctx.keyspace().Erase(ctx.arg(i), ctx.now_ms)) ++deleted;
+  }
+  ctx.reply.Integer(deleted);
+}
+
+void ExistsCommand(CommandContext& ctx) {
+  // Every argument counts, repeated ones included.
+  std::int64_t found = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) ++found;
+  }
+  ctx.reply.Integer(found);
+}
+
+void TypeCommand(CommandContext& ctx) {
+  const bool exists = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms) != nullptr;
+  ctx.reply.Status(exists ? "string" : "none");
+}
+
+void ScanCommand(CommandContext& ctx) {
+  std::uint64_t cursor = 0;
+  if (!ParseScanCursor(ctx.arg(1), cursor)) {
+    ctx.reply.Error(errors::kInvalidCursor);
+    return;
+  }
+  std::int64_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;
+  std::string_view type;
+  bool use_type = false;
+  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+    const std::string_view opt = ctx.arg(i);
+    const bool has_value = i + 1 < ctx.argc();
+    if (has_value && ArgIs(opt, "count")) {
+      if (!protocol::ParseStrictInt64(ctx.arg(i + 1), count)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      if (count < 1) {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    } else if (has_value && ArgIs(opt, "match")) {
+      pattern = ctx.arg(i + 1);
+      // "*" matches everything: skip the matcher.
+      use_pattern = pattern != "*";
+    } else if (has_value && ArgIs(opt, "type")) {
+      type = ctx.arg(i + 1);
+      use_type = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::vector<Entry*> found;
+  storage::Keyspace& keyspace = ctx.keyspace();
+  cursor = keyspace.Scan(cursor, static_cast<std::size_t>(count), found);
+  // Filter as Redis does: pattern, then type, then expiry (expired keys that pass the filters are
+  // removed). Entries erased here are never touched again.
+  std::size_t kept = 0;
+  for (Entry* e : found) {
+    if (use_pattern && !storage::GlobMatch(pattern, e->key())) continue;
+    if (use_type && !ArgIs(type, "string")) continue;
+    if (e->ExpiredAt(ctx.now_ms)) {
+      keyspace.Erase(e);
+      continue;
+    }
+    found[kept++] = e;
+  }
+  ctx.reply.ArrayHeader(2);
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof(digits), cursor).ptr;
+  ctx.reply.Bulk(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+  ctx.reply.ArrayHeader(kept);
+  for (std::size_t i = 0; i < kept; ++i) ctx.reply.Bulk(found[i]->key());
+}
+
+void KeysCommand(CommandContext& ctx) {
+  const std::string_view pattern = ctx.arg(1);
+  const bool all = pattern == "*";
+  std::vector<const Entry*> found;
+  // Expired keys are skipped but, unlike SCAN, not removed.
+  ctx.keyspace().ForEach([&](const Entry& e) {
+    if ((all || storage::GlobMatch(pattern, e.key())) && !e.ExpiredAt(ctx.now_ms)) {
+      found.push_back(&e);
+    }
+  });
+  ctx.reply.ArrayHeader(found.size());
+  for (const Entry* e : found) ctx.reply.Bulk(e->key());
+}
+
+void RandomkeyCommand(CommandContext& ctx) {
+  const Entry* e = ctx.keyspace().RandomEntry(ctx.now_ms);
+  if (e == nullptr) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(e->key());
+  }
+}
+
+void DbsizeCommand(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<std::int64_t>(ctx.keyspace().size()));
+}
+
+void FlushdbCommand(CommandContext& ctx) {
+  // FLUSHDB and FLUSHALL: no argument, ASYNC or SYNC. With one database they are the same.
+  if (ctx.argc() > 2 ||
+      (ctx.argc() == 2 && !ArgIs(ctx.arg(1), "async") && !ArgIs(ctx.arg(1), "sync"))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  ctx.keyspace().Clear();
+  ctx.reply.Ok();
+}
+
+}  // namespace warden::server

@@ -1,0 +1,334 @@
+// SET and its relatives, GET, the INCR family, and Redis 8.4's DELEX and DIGEST.
+#include <xxhash.h>
+
+#include <charconv>
+#include <cstdio>
+#include <optional>
+
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/commands/set_options.h"
+#include "server/errors.h"
+
+namespace warden::server {
+namespace {
+
+using storage::Entry;
+using storage::kNoDeadline;
+
+// Time for relative expiries: the live clock, even inside a script (Redis adds mstime()).
+std::int64_t LiveNowMs(const CommandContext& ctx) {
+  return ctx.server.frozen_now_ms >= 0 ? ctx.server.clock.NowMs() : ctx.now_ms;
+}
+
+// The 16 lower-case hex digits of XXH3-64 (seed 0) of `value`, as Redis 8.4's DIGEST prints it.
+void FormatDigest(std::string_view value, char (&out)[17]) {
+  const XXH64_hash_t h = XXH3_64bits(value.data(), value.size());
+  std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(h));
+}
+
+// Compares a client's digest with the value's, case-insensitively. The caller has checked that
+// `digest` is 16 bytes long.
+bool DigestMatches(std::string_view value, std::string_view digest) {
+  char mine[17];
+  FormatDigest(value, mine);
+  for (std::size_t i = 0; i < 16; ++i) {
+    char c = digest[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (c != mine[i]) return false;
+  }
+  return true;
+}
+
+constexpr std::size_t kDigestLength = 16;
+constexpr std::string_view kDigestLengthError = "ERR must be exactly 16 hexadecimal characters";
+
+enum class ConditionResult { kHolds, kFails, kBadDigest };
+
+// Evaluates an IFEQ/IFNE/IFDEQ/IFDNE (or NX/XX) condition against the current entry.
+ConditionResult CheckCondition(SetCondition condition, std::string_view operand,
+                               const Entry* entry) {
+  const bool exists = entry != nullptr;
+  switch (condition) {
+    case SetCondition::kNone:
+      return ConditionResult::kHolds;
+    case SetCondition::kNx:
+      return exists ? ConditionResult::kFails : ConditionResult::kHolds;
+    case SetCondition::kXx:
+      return exists ? ConditionResult::kHolds : ConditionResult::kFails;
+    case SetCondition::kIfEq:
+      return exists && entry->value() == operand ? ConditionResult::kHolds
+                                                 : ConditionResult::kFails;
+    case SetCondition::kIfNe:
+      return !exists || entry->value() != operand ? ConditionResult::kHolds
+                                                  : ConditionResult::kFails;
+    case SetCondition::kIfDeq:
+    case SetCondition::kIfDne: {
+      // The digest is checked only when there is a value to compare it with.
+      if (!exists) {
+        return condition == SetCondition::kIfDne ? ConditionResult::kHolds
+                                                 : ConditionResult::kFails;
+      }
+      if (operand.size() != kDigestLength) return ConditionResult::kBadDigest;
+      const bool match = DigestMatches(entry->value(), operand);
+      return match == (condition == SetCondition::kIfDeq) ? ConditionResult::kHolds
+                                                          : ConditionResult::kFails;
+    }
+  }
+  return ConditionResult::kFails;
+}
+
+// Shared by SET, SETNX, SETEX and PSETEX once their arguments are validated.
+void StoreValue(CommandContext& ctx, std::string_view key, std::string_view value,
+                const SetOptions& options, std::int64_t deadline_ms) {
+  storage::Keyspace& keyspace = ctx.keyspace();
+  Entry* entry = keyspace.Find(key, ctx.now_ms);
+  const ConditionResult condition = CheckCondition(options.condition, options.operand, entry);
+  if (condition == ConditionResult::kBadDigest) {
+    ctx.reply.Error(kDigestLengthError);
+    return;
+  }
+  if (options.get) {
+    if (entry != nullptr) {
+      ctx.reply.Bulk(entry->value());
+    } else {
+      ctx.reply.Null();
+    }
+  }
+  if (condition == ConditionResult::kFails) {
+    if (!options.get) ctx.reply.Null();
+    return;
+  }
+  if (options.expiry == SetExpiry::kKeepTtl) {
+    deadline_ms = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
+  }
+  keyspace.Store(key, value, deadline_ms, entry);
+  if (!options.get) ctx.reply.Ok();
+}
+
+// Reads an integer argument or replies Redis's not-an-integer error.
+bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
+  if (protocol::ParseStrictInt64(arg, out)) return true;
+  ctx.reply.Error(errors::kNotInteger);
+  return false;
+}
+
+void IncrBy(CommandContext& ctx, std::int64_t increment) {
+  storage::Keyspace& keyspace = ctx.keyspace();
+  const std::string_view key = ctx.arg(1);
+  Entry* entry = keyspace.Find(key, ctx.now_ms);
+  std::int64_t value = 0;
+  if (entry != nullptr && !protocol::ParseStrictInt64(entry->value(), value)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if ((increment < 0 && value < 0 && increment < INT64_MIN - value) ||
+      (increment > 0 && value > 0 && increment > INT64_MAX - value)) {
+    ctx.reply.Error(errors::kIncrOverflow);
+    return;
+  }
+  value += increment;
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
+  // INCR keeps the key's TTL.
+  const std::int64_t deadline = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
+  keyspace.Store(key, std::string_view(digits, static_cast<std::size_t>(end - digits)), deadline,
+                 entry);
+  ctx.reply.Integer(value);
+}
+
+// SETEX and PSETEX: a plain SET with EX or PX, named in its own error text.
+void SetWithExpire(CommandContext& ctx, std::int64_t unit_ms) {
+  std::int64_t ttl = 0;
+  if (!IntegerArg(ctx, ctx.arg(2), ttl)) return;
+  std::int64_t deadline = 0;
+  if (!ComputeDeadline(ttl, unit_ms, /*relative=*/true, LiveNowMs(ctx), deadline)) {
+    errors::InvalidExpireTime(ctx.reply, ctx.spec.name);
+    return;
+  }
+  StoreValue(ctx, ctx.arg(1), ctx.arg(3), SetOptions{}, deadline);
+}
+
+}  // namespace
+
+bool ComputeDeadline(std::int64_t value, std::int64_t unit_ms, bool relative, std::int64_t now_ms,
+                     std::int64_t& deadline_ms) {
+  // Redis rejects zero and negative times, and seconds that would overflow once in ms.
+  if (value <= 0 || (unit_ms == 1000 && value > INT64_MAX / 1000)) return false;
+  std::int64_t ms = value * unit_ms;
+  if (relative) {
+    if (ms > INT64_MAX - now_ms) return false;
+    ms += now_ms;
+  }
+  deadline_ms = ms;
+  return true;
+}
+
+std::optional<std::string_view> ParseSetOptions(std::span<const std::string_view> args,
+                                                SetOptions& out) {
+  out = SetOptions{};
+  auto has_condition = [&] { return out.condition != SetCondition::kNone; };
+  for (std::size_t j = 0; j < args.size(); ++j) {
+    const std::string_view opt = args[j];
+    const bool has_next = j + 1 < args.size();
+    if (ArgIs(opt, "nx") && out.condition != SetCondition::kXx &&
+        (out.condition == SetCondition::kNone || out.condition == SetCondition::kNx)) {
+      out.condition = SetCondition::kNx;
+    } else if (ArgIs(opt, "xx") && out.condition != SetCondition::kNx &&
+               (out.condition == SetCondition::kNone || out.condition == SetCondition::kXx)) {
+      out.condition = SetCondition::kXx;
+    } else if (ArgIs(opt, "get")) {
+      out.get = true;
+    } else if (ArgIs(opt, "keepttl") &&
+               (out.expiry == SetExpiry::kNone || out.expiry == SetExpiry::kKeepTtl)) {
+      out.expiry = SetExpiry::kKeepTtl;
+    } else if (has_next && (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") ||
+                            ArgIs(opt, "pxat"))) {
+      const SetExpiry kind = ArgIs(opt, "ex")     ? SetExpiry::kEx
+                             : ArgIs(opt, "px")   ? SetExpiry::kPx
+                             : ArgIs(opt, "exat") ? SetExpiry::kExat
+                                                  : SetExpiry::kPxat;
+      // The same option twice is accepted (the last value wins); a different one is not.
+      if (out.expiry != SetExpiry::kNone && out.expiry != kind) return errors::kSyntax;
+      out.expiry = kind;
+      out.expire_arg = args[++j];
+    } else if (has_next && !has_condition() &&
+               (ArgIs(opt, "ifeq") || ArgIs(opt, "ifne") || ArgIs(opt, "ifdeq") ||
+                ArgIs(opt, "ifdne"))) {
+      out.condition = ArgIs(opt, "ifeq")    ? SetCondition::kIfEq
+                      : ArgIs(opt, "ifne")  ? SetCondition::kIfNe
+                      : ArgIs(opt, "ifdeq") ? SetCondition::kIfDeq
+                                            : SetCondition::kIfDne;
+      out.operand = args[++j];
+    } else {
+      return errors::kSyntax;
+    }
+  }
+  return std::nullopt;
+}
+
+void SetCommand(CommandContext& ctx) {
+  SetOptions options;
+  if (auto error = ParseSetOptions(ctx.args.subspan(3), options)) {
+    ctx.reply.Error(*error);
+    return;
+  }
+  std::int64_t deadline = kNoDeadline;
+  if (options.expiry != SetExpiry::kNone && options.expiry != SetExpiry::kKeepTtl) {
+    std::int64_t value = 0;
+    if (!IntegerArg(ctx, options.expire_arg, value)) return;
+    const bool seconds = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kExat;
+    const bool relative = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kPx;
+    if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? LiveNowMs(ctx) : 0,
+                         deadline)) {
+      errors::InvalidExpireTime(ctx.reply, "set");
+      return;
+    }
+  }
+  StoreValue(ctx, ctx.arg(1), ctx.arg(2), options, deadline);
+}
+
+void SetnxCommand(CommandContext& ctx) {
+  storage::Keyspace& keyspace = ctx.keyspace();
+  Entry* entry = keyspace.Find(ctx.arg(1), ctx.now_ms);
+  if (entry != nullptr) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  keyspace.Store(ctx.arg(1), ctx.arg(2), kNoDeadline, nullptr);
+  ctx.reply.Integer(1);
+}
+
+void SetexCommand(CommandContext& ctx) { SetWithExpire(ctx, 1000); }
+
+void PsetexCommand(CommandContext& ctx) { SetWithExpire(ctx, 1); }
+
+void GetCommand(CommandContext& ctx) {
+  const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  if (entry == nullptr) {
+    ++ctx.server.stats.keyspace_misses;
+    ctx.reply.Null();
+    return;
+  }
+  ++ctx.server.stats.keyspace_hits;
+  ctx.reply.Bulk(entry->value());
+}
+
+void IncrCommand(CommandContext& ctx) { IncrBy(ctx, 1); }
+
+void DecrCommand(CommandContext& ctx) { IncrBy(ctx, -1); }
+
+void IncrbyCommand(CommandContext& ctx) {
+  std::int64_t increment = 0;
+  if (!IntegerArg(ctx, ctx.arg(2), increment)) return;
+  IncrBy(ctx, increment);
+}
+
+void DecrbyCommand(CommandContext& ctx) {
+  std::int64_t decrement = 0;
+  if (!IntegerArg(ctx, ctx.arg(2), decrement)) return;
+  if (decrement == INT64_MIN) {
+    ctx.reply.Error("ERR decrement would overflow");
+    return;
+  }
+  IncrBy(ctx, -decrement);
+}
+
+void DelexCommand(CommandContext& ctx) {
+  // Redis 8.4 checks the argument count before looking at the key: 2 or 4.
+  if (ctx.argc() != 2 && ctx.argc() != 4) {
+    errors::WrongArity(ctx.reply, "delex");
+    return;
+  }
+  storage::Keyspace& keyspace = ctx.keyspace();
+  Entry* entry = keyspace.Find(ctx.arg(1), ctx.now_ms);
+  if (entry == nullptr) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (ctx.argc() == 2) {
+    keyspace.Erase(entry);
+    ctx.reply.Integer(1);
+    return;
+  }
+  const std::string_view opt = ctx.arg(2);
+  SetCondition condition;
+  if (ArgIs(opt, "ifeq")) {
+    condition = SetCondition::kIfEq;
+  } else if (ArgIs(opt, "ifne")) {
+    condition = SetCondition::kIfNe;
+  } else if (ArgIs(opt, "ifdeq")) {
+    condition = SetCondition::kIfDeq;
+  } else if (ArgIs(opt, "ifdne")) {
+    condition = SetCondition::kIfDne;
+  } else {
+    ctx.reply.Error("ERR Invalid condition. Use IFEQ, IFNE, IFDEQ, or IFDNE");
+    return;
+  }
+  switch (CheckCondition(condition, ctx.arg(3), entry)) {
+    case ConditionResult::kBadDigest:
+      ctx.reply.Error(kDigestLengthError);
+      return;
+    case ConditionResult::kFails:
+      ctx.reply.Integer(0);
+      return;
+    case ConditionResult::kHolds:
+      keyspace.Erase(entry);
+      ctx.reply.Integer(1);
+      return;
+  }
+}
+
+void DigestCommand(CommandContext& ctx) {
+  const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  char digest[17];
+  FormatDigest(entry->value(), digest);
+  ctx.reply.Bulk(std::string_view(digest, kDigestLength));
+}
+
+}  // namespace warden::server

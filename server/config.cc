@@ -1,0 +1,303 @@
+#include "server/config.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "protocol/request_parser.h"
+
+namespace warden::server {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
+std::optional<ConfigError> Fail(const ConfigDirective& d, std::string_view why) {
+  std::string line = d.name;
+  for (const std::string& a : d.args) {
+    line += ' ';
+    line += a;
+  }
+  return ConfigError{"bad option '" + line + "': " + std::string(why)};
+}
+
+bool ParseInt(std::string_view text, std::int64_t min, std::int64_t max, std::int64_t& out) {
+  return protocol::ParseStrictInt64(text, out) && out >= min && out <= max;
+}
+
+bool ParseYesNo(std::string_view text, bool& out) {
+  const std::string v = Lower(text);
+  if (v == "yes") {
+    out = true;
+  } else if (v == "no") {
+    out = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string YesNo(bool v) { return v ? "yes" : "no"; }
+
+}  // namespace
+
+bool ParseMemory(std::string_view text, std::int64_t& out) {
+  std::size_t digits = 0;
+  while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') ||
+                                  (digits == 0 && text[digits] == '-'))) {
+    ++digits;
+  }
+  const std::string unit = Lower(text.substr(digits));
+  std::int64_t mul = 1;
+  if (unit.empty() || unit == "b") {
+    mul = 1;
+  } else if (unit == "k") {
+    mul = 1000;
+  } else if (unit == "kb") {
+    mul = 1024;
+  } else if (unit == "m") {
+    mul = 1000 * 1000;
+  } else if (unit == "mb") {
+    mul = 1024 * 1024;
+  } else if (unit == "g") {
+    mul = 1000LL * 1000 * 1000;
+  } else if (unit == "gb") {
+    mul = 1024LL * 1024 * 1024;
+  } else {
+    return false;
+  }
+  std::int64_t value = 0;
+  if (!protocol::ParseStrictInt64(text.substr(0, digits), value)) return false;
+  if (value != 0 && (value > INT64_MAX / mul || value < INT64_MIN / mul)) return false;
+  out = value * mul;
+  return true;
+}
+
+std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
+  const std::string name = Lower(d.name);
+  const auto& a = d.args;
+  auto one = [&]() -> bool { return a.size() == 1; };
+  std::int64_t n = 0;
+  auto int_option = [&](std::int64_t min, std::int64_t max, auto& field) -> std::optional<ConfigError> {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    if (!ParseInt(a[0], min, max, n)) {
+      return Fail(d, "argument must be an integer between " + std::to_string(min) + " and " +
+                         std::to_string(max));
+    }
+    field = static_cast<std::remove_reference_t<decltype(field)>>(n);
+    return std::nullopt;
+  };
+  auto memory_option = [&](std::int64_t min, std::int64_t& field) -> std::optional<ConfigError> {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    if (!ParseMemory(a[0], n) || n < min) return Fail(d, "argument must be a memory value");
+    field = n;
+    return std::nullopt;
+  };
+  auto string_option = [&](std::string& field) -> std::optional<ConfigError> {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    field = a[0];
+    return std::nullopt;
+  };
+
+  if (name == "port") return int_option(0, 65535, c.port);
+  if (name == "bind") {
+    if (a.empty()) return Fail(d, "wrong number of arguments");
+    c.bind = a;
+    return std::nullopt;
+  }
+  if (name == "unixsocket") return string_option(c.unixsocket);
+  if (name == "unixsocketperm") {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    int perm = 0;
+    const auto [ptr, ec] = std::from_chars(a[0].data(), a[0].data() + a[0].size(), perm, 8);
+    if (ec != std::errc() || ptr != a[0].data() + a[0].size() || perm > 0777) {
+      return Fail(d, "argument must be an octal permission");
+    }
+    c.unixsocketperm = perm;
+    return std::nullopt;
+  }
+  if (name == "requirepass") return string_option(c.requirepass);
+  if (name == "hz") return int_option(1, 500, c.hz);
+  if (name == "maxclients") return int_option(1, 1000000, c.maxclients);
+  if (name == "timeout") return int_option(0, INT32_MAX, c.timeout_s);
+  if (name == "tcp-keepalive") return int_option(0, INT32_MAX, c.tcp_keepalive_s);
+  if (name == "tcp-backlog") return int_option(0, INT32_MAX, c.tcp_backlog);
+  if (name == "proto-max-bulk-len") return memory_option(1024 * 1024, c.proto_max_bulk_len);
+  if (name == "client-query-buffer-limit") {
+    return memory_option(1024 * 1024, c.client_query_buffer_limit);
+  }
+  if (name == "busy-reply-threshold" || name == "lua-time-limit") {
+    return int_option(0, INT64_MAX, c.busy_reply_threshold_ms);
+  }
+  if (name == "active-expire-effort") return int_option(1, 10, c.active_expire_effort);
+  if (name == "databases") return int_option(1, 1, c.databases);
+  if (name == "protected-mode") {
+    if (!one() || !ParseYesNo(a[0], c.protected_mode)) return Fail(d, "argument must be 'yes' or 'no'");
+    return std::nullopt;
+  }
+  if (name == "enable-debug-command") {
+    const std::string v = one() ? Lower(a[0]) : "";
+    if (v == "yes") {
+      c.enable_debug_command = DebugCommandPolicy::kYes;
+    } else if (v == "no") {
+      c.enable_debug_command = DebugCommandPolicy::kNo;
+    } else if (v == "local") {
+      c.enable_debug_command = DebugCommandPolicy::kLocal;
+    } else {
+      return Fail(d, "argument(s) must be one of the following: no, yes, local");
+    }
+    return std::nullopt;
+  }
+  if (name == "loglevel") {
+    const std::string v = one() ? Lower(a[0]) : "";
+    if (v != "debug" && v != "verbose" && v != "notice" && v != "warning" && v != "nothing") {
+      return Fail(d, "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
+    }
+    c.loglevel = v;
+    return std::nullopt;
+  }
+  if (name == "logfile") return string_option(c.logfile);
+  if (name == "port-file") return string_option(c.port_file);
+  if (name == "seed") {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    std::uint64_t seed = 0;
+    const auto [ptr, ec] = std::from_chars(a[0].data(), a[0].data() + a[0].size(), seed);
+    if (ec != std::errc() || ptr != a[0].data() + a[0].size()) {
+      return Fail(d, "argument must be an unsigned 64-bit integer");
+    }
+    c.seed = seed;
+    return std::nullopt;
+  }
+  // Persistence options are accepted so redis-server command lines work unchanged; warden keeps
+  // nothing on disk, so only the values that mean "no persistence" are allowed.
+  if (name == "save") {
+    if (a.size() > 1 || (a.size() == 1 && !a[0].empty())) {
+      return Fail(d, "warden does not persist: only save \"\" is accepted");
+    }
+    c.save.clear();
+    return std::nullopt;
+  }
+  if (name == "appendonly") {
+    bool on = false;
+    if (!one() || !ParseYesNo(a[0], on)) return Fail(d, "argument must be 'yes' or 'no'");
+    if (on) return Fail(d, "warden does not persist: only appendonly no is accepted");
+    return std::nullopt;
+  }
+  if (name == "dir") return string_option(c.dir);
+  if (name == "daemonize") {
+    bool on = false;
+    if (!one() || !ParseYesNo(a[0], on)) return Fail(d, "argument must be 'yes' or 'no'");
+    if (on) return Fail(d, "warden does not daemonize: run it under a supervisor");
+    return std::nullopt;
+  }
+  return ConfigError{"unknown option '" + d.name + "'"};
+}
+
+std::optional<ConfigError> ParseConfigText(std::string_view text,
+                                           std::vector<ConfigDirective>& out) {
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    std::string storage;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    if (!protocol::SplitInlineArgs(line, storage, spans)) {
+      return ConfigError{"line " + std::to_string(line_no) + ": unbalanced quotes"};
+    }
+    if (spans.empty()) continue;
+    ConfigDirective d;
+    d.name = storage.substr(spans[0].first, spans[0].second);
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+      d.args.push_back(storage.substr(spans[i].first, spans[i].second));
+    }
+    out.push_back(std::move(d));
+  }
+  return std::nullopt;
+}
+
+std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config) {
+  std::vector<ConfigDirective> directives;
+  std::size_t i = 1;
+  if (i < argv.size() && std::string_view(argv[i]).substr(0, 2) != "--") {
+    config.config_file = argv[i];
+    std::ifstream in(config.config_file);
+    if (!in) return ConfigError{"cannot open config file '" + config.config_file + "'"};
+    std::stringstream text;
+    text << in.rdbuf();
+    if (auto err = ParseConfigText(text.str(), directives)) {
+      return ConfigError{config.config_file + ": " + err->message};
+    }
+    ++i;
+  }
+  for (; i < argv.size(); ++i) {
+    std::string_view arg = argv[i];
+    if (arg.substr(0, 2) != "--" || arg.size() == 2) {
+      return ConfigError{"unexpected argument '" + std::string(arg) + "' (options start with --)"};
+    }
+    ConfigDirective d;
+    d.name = std::string(arg.substr(2));
+    // As redis-server does: every following word up to the next --option is an argument.
+    while (i + 1 < argv.size() && std::string_view(argv[i + 1]).substr(0, 2) != "--") {
+      d.args.emplace_back(argv[++i]);
+    }
+    directives.push_back(std::move(d));
+  }
+  for (const ConfigDirective& d : directives) {
+    if (auto err = ApplyDirective(config, d)) return err;
+  }
+  return std::nullopt;
+}
+
+std::vector<ConfigValue> ConfigValues(const Config& c) {
+  std::string bind;
+  for (const std::string& b : c.bind) {
+    if (!bind.empty()) bind += ' ';
+    bind += b;
+  }
+  const char* debug = c.enable_debug_command == DebugCommandPolicy::kYes     ? "yes"
+                      : c.enable_debug_command == DebugCommandPolicy::kLocal ? "local"
+                                                                             : "no";
+  char perm[8];
+  std::snprintf(perm, sizeof(perm), "%o", c.unixsocketperm);
+  return {
+      {"port", std::to_string(c.port)},
+      {"bind", bind},
+      {"unixsocket", c.unixsocket},
+      {"unixsocketperm", perm},
+      {"requirepass", c.requirepass},
+      {"hz", std::to_string(c.hz)},
+      {"maxclients", std::to_string(c.maxclients)},
+      {"timeout", std::to_string(c.timeout_s)},
+      {"tcp-keepalive", std::to_string(c.tcp_keepalive_s)},
+      {"tcp-backlog", std::to_string(c.tcp_backlog)},
+      {"proto-max-bulk-len", std::to_string(c.proto_max_bulk_len)},
+      {"client-query-buffer-limit", std::to_string(c.client_query_buffer_limit)},
+      {"busy-reply-threshold", std::to_string(c.busy_reply_threshold_ms)},
+      {"lua-time-limit", std::to_string(c.busy_reply_threshold_ms)},
+      {"active-expire-effort", std::to_string(c.active_expire_effort)},
+      {"databases", std::to_string(c.databases)},
+      {"protected-mode", YesNo(c.protected_mode)},
+      {"enable-debug-command", debug},
+      {"loglevel", c.loglevel},
+      {"logfile", c.logfile},
+      {"save", c.save},
+      {"appendonly", c.appendonly},
+      {"dir", c.dir},
+      {"maxmemory", "0"},
+      {"maxmemory-policy", "noeviction"},
+      {"cluster-enabled", "no"},
+      {"dynamic-hz", "no"},
+      {"lazyfree-lazy-user-flush", "no"},
+  };
+}
+
+}  // namespace warden::server

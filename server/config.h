@@ -1,0 +1,76 @@
+// Server configuration: the options warden has, their defaults, and parsing from the command
+// line and from a redis.conf-style file. Option names are Redis's where Redis has the option.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warden::server {
+
+enum class DebugCommandPolicy { kNo, kYes, kLocal };
+
+struct Config {
+  int port = 6379;
+  std::vector<std::string> bind = {"127.0.0.1"};
+  std::string unixsocket;
+  int unixsocketperm = 0;
+  std::string requirepass;
+  int hz = 10;
+  int maxclients = 10000;
+  std::int64_t timeout_s = 0;
+  int tcp_keepalive_s = 300;
+  int tcp_backlog = 511;
+  std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
+  std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  std::int64_t busy_reply_threshold_ms = 5000;
+  int active_expire_effort = 1;
+  int databases = 1;
+  bool protected_mode = true;
+  DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
+  std::string loglevel = "notice";
+  std::string logfile;
+  std::string port_file;
+  std::optional<std::uint64_t> seed;
+  // Accepted for compatibility with redis-server command lines; warden never persists.
+  std::string save;
+  std::string appendonly = "no";
+  std::string dir;
+  std::string config_file;
+};
+
+struct ConfigError {
+  std::string message;
+};
+
+// One option as redis-server takes it: a name and its arguments.
+struct ConfigDirective {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+// Applies one directive. Returns an error for an unknown option or a bad value.
+std::optional<ConfigError> ApplyDirective(Config& config, const ConfigDirective& directive);
+
+// Splits a redis.conf-style text into directives (sdssplitargs rules, '#' comments).
+std::optional<ConfigError> ParseConfigText(std::string_view text,
+                                           std::vector<ConfigDirective>& out);
+
+// Parses `warden [config-file] [--option value ...]`, reading the file if one is given.
+// Directives from the command line apply after the file's.
+std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config);
+
+// The names of every option CONFIG GET knows, with the current value as Redis prints it.
+struct ConfigValue {
+  std::string_view name;
+  std::string value;
+};
+std::vector<ConfigValue> ConfigValues(const Config& config);
+
+// Redis's memtoll: "512mb", "1gb", "100" ...; false on garbage.
+bool ParseMemory(std::string_view text, std::int64_t& out);
+
+}  // namespace warden::server

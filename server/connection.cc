@@ -1,0 +1,231 @@
+#include "server/connection.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstdio>
+
+#include "server/dispatcher.h"
+#include "server/server.h"
+
+namespace warden::server {
+namespace {
+
+// Read size when nothing larger is known to be coming.
+constexpr std::size_t kReadChunk = 16 * 1024;
+// Stop running a client's requests while this many reply bytes wait for the socket.
+constexpr std::size_t kOutputBacklogBytes = 4 * 1024 * 1024;
+// A read buffer this large is released once empty.
+constexpr std::size_t kKeepInputBytes = 64 * 1024;
+
+std::string FormatAddress(const sockaddr_storage& addr, bool& loopback) {
+  char ip[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  loopback = false;
+  if (addr.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+    port = ntohs(in->sin_port);
+    loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+    port = ntohs(in6->sin6_port);
+    loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+  }
+  char buf[INET6_ADDRSTRLEN + 8];
+  std::snprintf(buf, sizeof(buf), "%s:%d", ip, port);
+  return buf;
+}
+
+}  // namespace
+
+Connection::Connection(Server& server, Kind kind) : server_(server), kind_(kind) {
+  if (kind == Kind::kTcp) {
+    uv_tcp_init(server.loop(), &handle_.tcp);
+  } else {
+    uv_pipe_init(server.loop(), &handle_.pipe, 0);
+  }
+  handle_.tcp.data = this;  // the same offset in both members
+  write_req_.data = this;
+  protocol::ParserLimits limits;
+  limits.max_bulk_len = server.state().config.proto_max_bulk_len;
+  parser_.set_limits(limits);
+}
+
+void Connection::Start() {
+  if (kind_ == Kind::kTcp) {
+    sockaddr_storage addr{};
+    int len = sizeof(addr);
+    bool loopback = false;
+    if (uv_tcp_getpeername(&handle_.tcp, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      session_.addr = FormatAddress(addr, loopback);
+    }
+    session_.local = loopback;
+    len = sizeof(addr);
+    bool unused = false;
+    if (uv_tcp_getsockname(&handle_.tcp, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      session_.laddr = FormatAddress(addr, unused);
+    }
+    uv_tcp_nodelay(&handle_.tcp, 1);
+    const int keepalive = server_.state().config.tcp_keepalive_s;
+    if (keepalive > 0) uv_tcp_keepalive(&handle_.tcp, 1, static_cast<unsigned>(keepalive));
+  } else {
+    session_.addr = server_.state().config.unixsocket + ":0";
+    session_.laddr = session_.addr;
+    session_.local = true;
+  }
+  uv_os_fd_t fd = -1;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(&handle_), &fd) == 0) session_.fd = fd;
+  UpdateReading();
+}
+
+void Connection::Reject(std::string_view error) {
+  protocol::ReplyWriter writer(&output_, session_.resp);
+  writer.Error(error);
+  session_.close_after_reply = true;
+  Flush();
+}
+
+bool Connection::OutputBacklogged() const {
+  return write_pending_ && output_.size() + writing_.size() > kOutputBacklogBytes;
+}
+
+void Connection::UpdateReading() {
+  const bool want = !closing_ && !session_.close_after_reply && !OutputBacklogged();
+  if (want && !reading_) {
+    if (uv_read_start(stream(), OnAlloc, OnRead) == 0) reading_ = true;
+  } else if (!want && reading_) {
+    uv_read_stop(stream());
+    reading_ = false;
+  }
+}
+
+void Connection::OnAlloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
+  auto* self = static_cast<Connection*>(handle->data);
+  // A declared bulk larger than a chunk is read in one go into a buffer of its size.
+  const std::size_t want = std::max(kReadChunk, self->parser_.bytes_wanted());
+  char* base = self->input_.Reserve(want);
+  *buf = uv_buf_init(base, static_cast<unsigned int>(self->input_.free_space()));
+}
+
+void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
+  auto* self = static_cast<Connection*>(stream->data);
+  if (nread < 0) {
+    self->Close();
+    return;
+  }
+  if (nread == 0) return;
+  self->input_.Commit(static_cast<std::size_t>(nread));
+  ServerState& state = self->server_.state();
+  state.stats.total_net_input_bytes += static_cast<std::uint64_t>(nread);
+  // Redis closes a client whose unparsed input passes client-query-buffer-limit, silently.
+  if (self->input_.unread_size() > static_cast<std::size_t>(state.config.client_query_buffer_limit)) {
+    self->server_.log().Log(LogLevel::kWarning,
+                            "Closing client that reached max query buffer length: id=%llu",
+                            static_cast<unsigned long long>(self->session_.id));
+    self->Close();
+    return;
+  }
+  self->ProcessInput();
+}
+
+void Connection::ProcessInput() {
+  ServerState& state = server_.state();
+  protocol::ReplyWriter writer(&output_, session_.resp);
+  bool ran = false;
+  while (!closing_ && !session_.close_after_reply && !OutputBacklogged()) {
+    const std::string_view data = input_.unread();
+    const protocol::ParseStatus status = parser_.Parse(data, session_.authenticated);
+    if (status == protocol::ParseStatus::kNeedMore) break;
+    if (status == protocol::ParseStatus::kError) {
+      // Reply, flush, close; nothing after the bad request runs.
+      writer.Error(parser_.error());
+      session_.close_after_reply = true;
+      break;
+    }
+    if (status == protocol::ParseStatus::kRequest) {
+      session_.query_buffer_bytes = data.size();
+      session_.query_buffer_free = input_.free_space();
+      Dispatch(state, session_, parser_.args(), writer);
+      ran = true;
+      if (session_.close_now) {
+        Close();
+        return;
+      }
+    }
+    input_.Consume(parser_.consumed());
+    parser_.Reset();
+  }
+  if (ran) session_.last_interaction_ms = state.clock.NowMs();
+  input_.ShrinkIfIdle(kKeepInputBytes);
+  Flush();
+  UpdateReading();
+}
+
+void Connection::Flush() {
+  if (write_pending_ || closing_) return;
+  if (output_.empty()) {
+    if (session_.close_after_reply) Close();
+    return;
+  }
+  server_.state().stats.total_net_output_bytes += output_.size();
+  uv_buf_t buf = uv_buf_init(output_.data(), static_cast<unsigned int>(output_.size()));
+  const int written = uv_try_write(stream(), &buf, 1);
+  std::size_t offset = written > 0 ? static_cast<std::size_t>(written) : 0;
+  if (written < 0 && written != UV_EAGAIN) {
+    Close();
+    return;
+  }
+  if (offset == output_.size()) {
+    output_.clear();
+    if (session_.close_after_reply) Close();
+    return;
+  }
+  // The kernel took part of it: hand the rest to libuv, which owns it until OnWrite.
+  writing_.swap(output_);
+  output_.clear();
+  write_pending_ = true;
+  buf = uv_buf_init(writing_.data() + offset, static_cast<unsigned int>(writing_.size() - offset));
+  if (uv_write(&write_req_, stream(), &buf, 1, OnWrite) != 0) {
+    write_pending_ = false;
+    Close();
+  }
+}
+
+void Connection::OnWrite(uv_write_t* req, int status) {
+  auto* self = static_cast<Connection*>(req->data);
+  self->write_pending_ = false;
+  self->writing_.clear();
+  if (status < 0 || self->closing_) {
+    self->Close();
+    return;
+  }
+  // Requests held back while the output was backlogged run now.
+  if (self->input_.unread_size() > 0 && !self->session_.close_after_reply) {
+    self->ProcessInput();
+  } else {
+    self->Flush();
+    self->UpdateReading();
+  }
+}
+
+void Connection::Close() {
+  if (closing_) return;
+  // Best effort: queued replies (QUIT's +OK, a protocol error) go out if the socket takes them.
+  if (!write_pending_ && !output_.empty()) {
+    uv_buf_t buf = uv_buf_init(output_.data(), static_cast<unsigned int>(output_.size()));
+    uv_try_write(stream(), &buf, 1);
+  }
+  closing_ = true;
+  if (reading_) {
+    uv_read_stop(stream());
+    reading_ = false;
+  }
+  server_.Unlink(this);
+  uv_close(reinterpret_cast<uv_handle_t*>(&handle_), OnClose);
+}
+
+void Connection::OnClose(uv_handle_t* handle) { delete static_cast<Connection*>(handle->data); }
+
+}  // namespace warden::server

@@ -1,0 +1,77 @@
+// One client connection: the libuv stream, the input buffer and parser, and the replies.
+//
+// Reading: libuv reads into the input buffer; every complete request in it is executed before the
+// next read, and the replies of that batch go out in one write (uv_try_write, then uv_write for
+// whatever the kernel did not take). While a write is in flight new replies collect in a second
+// buffer. A client whose unsent replies pile up past a threshold is not read from (and its
+// buffered requests are not run) until the writes drain, so memory stays bounded.
+//
+// Ownership: the Server creates connections and keeps them in its list; a connection frees
+// itself in its close callback, after unlinking from the server.
+#pragma once
+
+#include <uv.h>
+
+#include <string>
+
+#include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
+#include "server/io_buffer.h"
+#include "server/session.h"
+
+namespace warden::server {
+
+class Server;
+
+class Connection {
+ public:
+  enum class Kind { kTcp, kUnix };
+
+  Connection(Server& server, Kind kind);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&handle_); }
+  Session& session() { return session_; }
+  const Session& session() const { return session_; }
+
+  // Called once the stream is accepted: fills in addresses and starts reading.
+  void Start();
+  // Sends what is queued (best effort, without waiting) and closes.
+  void Close();
+  // Writes a reply and closes after it (rejecting a client at accept time).
+  void Reject(std::string_view error);
+  bool closing() const { return closing_; }
+
+  Connection* next = nullptr;  // the server's list
+  Connection* prev = nullptr;
+
+ private:
+  static void OnAlloc(uv_handle_t* handle, std::size_t suggested, uv_buf_t* buf);
+  static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
+  static void OnWrite(uv_write_t* req, int status);
+  static void OnClose(uv_handle_t* handle);
+
+  void ProcessInput();
+  void Flush();
+  void UpdateReading();
+  bool OutputBacklogged() const;
+
+  Server& server_;
+  Kind kind_;
+  union {
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+  } handle_;
+  Session session_;
+  IoBuffer input_;
+  protocol::RequestParser parser_;
+  std::string output_;   // replies not yet handed to the kernel
+  std::string writing_;  // bytes owned by the in-flight uv_write
+  uv_write_t write_req_;
+  bool write_pending_ = false;
+  bool reading_ = false;
+  bool closing_ = false;
+};
+
+}  // namespace warden::server

@@ -1,0 +1,69 @@
+#include "server/dispatcher.h"
+
+#include "server/command_table.h"
+#include "server/errors.h"
+
+namespace warden::server {
+namespace {
+
+bool ArityOk(int arity, std::size_t argc) {
+  return arity > 0 ? argc == static_cast<std::size_t>(arity)
+                   : argc >= static_cast<std::size_t>(-arity);
+}
+
+}  // namespace
+
+const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
+                                  protocol::ReplyWriter& reply) {
+  const CommandSpec* spec = FindTopLevelCommand(args[0]);
+  if (spec == nullptr) {
+    errors::UnknownCommand(reply, args);
+    return nullptr;
+  }
+  if (spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
+    if (args.size() < 2) {
+      errors::WrongArity(reply, spec->name);
+      return nullptr;
+    }
+    const CommandSpec* sub = FindCommand(spec->subcommands(), args[1]);
+    if (sub == nullptr) {
+      errors::UnknownSubcommand(reply, spec->name, args[1]);
+      return nullptr;
+    }
+    spec = sub;
+  }
+  if (!ArityOk(spec->arity, args.size())) {
+    errors::WrongArity(reply, spec->name);
+    return nullptr;
+  }
+  return spec;
+}
+
+void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
+              protocol::ReplyWriter& reply) {
+  // Cross-protocol scripting defence (processCommand): an HTTP request is dropped unanswered.
+  if (!session.is_script && (ArgIs(args[0], "post") || ArgIs(args[0], "host:"))) {
+    session.close_now = true;
+    return;
+  }
+  const CommandSpec* spec = ResolveCommand(args, reply);
+  if (spec == nullptr) return;
+  if ((spec->flags & kProtected) != 0) {
+    const DebugCommandPolicy policy = server.config.enable_debug_command;
+    if (policy == DebugCommandPolicy::kNo ||
+        (policy == DebugCommandPolicy::kLocal && !session.local)) {
+      reply.Error(errors::kDebugNotAllowed);
+      return;
+    }
+  }
+  if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
+    reply.Error(errors::kNoAuth);
+    return;
+  }
+  ++server.stats.total_commands;
+  session.last_command = spec;
+  CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
+  spec->handler(ctx);
+}
+
+}  // namespace warden::server

@@ -1,0 +1,25 @@
+// Runs one request: Redis's processCommand checks in Redis's order (cross-protocol guard, lookup,
+// arity, DEBUG protection, authentication, busy script), then the handler. The one way into
+// command execution, for socket clients and for redis.call alike.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "protocol/reply_writer.h"
+#include "server/server_state.h"
+#include "server/session.h"
+
+namespace warden::server {
+
+struct CommandSpec;
+
+// Finds the (sub)command for `args`, or writes the unknown-command, unknown-subcommand or
+// wrong-arity error and returns nullptr.
+const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
+                                  protocol::ReplyWriter& reply);
+
+void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
+              protocol::ReplyWriter& reply);
+
+}  // namespace warden::server

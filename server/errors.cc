@@ -1,0 +1,48 @@
+#include "server/errors.h"
+
+namespace warden::server::errors {
+
+void UnknownCommand(protocol::ReplyWriter& reply, std::span<const std::string_view> args) {
+  // Redis cuts the name to 128 bytes and stops adding arguments once their text reaches 128.
+  const std::size_t mark = reply.BeginError();
+  reply.Raw("ERR unknown command '");
+  reply.Raw(args[0].substr(0, 128));
+  reply.Raw("', with args beginning with: ");
+  std::size_t budget = 128;
+  for (std::size_t i = 1; i < args.size() && budget > 0; ++i) {
+    const std::string_view arg = args[i].substr(0, budget);
+    reply.Raw("'");
+    reply.Raw(arg);
+    reply.Raw("' ");
+    budget -= arg.size();
+  }
+  reply.EndError(mark);
+}
+
+void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
+                       std::string_view sub) {
+  const std::size_t mark = reply.BeginError();
+  reply.Raw("ERR unknown subcommand '");
+  reply.Raw(sub.substr(0, 128));
+  reply.Raw("'. Try ");
+  for (char c : container) {
+    const char upper = c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c;
+    reply.Raw(std::string_view(&upper, 1));
+  }
+  reply.Raw(" HELP.");
+  reply.EndError(mark);
+}
+
+void WrongArity(protocol::ReplyWriter& reply, std::string_view fullname) {
+  reply.Error({"ERR wrong number of arguments for '", fullname, "' command"});
+}
+
+void InvalidExpireTime(protocol::ReplyWriter& reply, std::string_view fullname) {
+  reply.Error({"ERR invalid expire time in '", fullname, "' command"});
+}
+
+void UnsupportedOption(protocol::ReplyWriter& reply, std::string_view option) {
+  reply.Error({"ERR Unsupported option ", option});
+}
+
+}  // namespace warden::server::errors

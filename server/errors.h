@@ -1,0 +1,64 @@
+// Every error text warden sends, byte for byte as Redis 7.0 sends it (without the leading "-",
+// which ReplyWriter adds). The texts that embed a name or an argument are helpers that write
+// straight into the reply.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "protocol/reply_writer.h"
+
+namespace warden::server::errors {
+
+inline constexpr std::string_view kSyntax = "ERR syntax error";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kIncrOverflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr std::string_view kAuthNoPassword =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
+inline constexpr std::string_view kHelloProtoNotInteger =
+    "ERR Protocol version is not an integer or out of range";
+inline constexpr std::string_view kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH "
+    "<user> <pass> option can be used to authenticate the client and select the RESP protocol "
+    "version at the same time";
+inline constexpr std::string_view kBadClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
+inline constexpr std::string_view kExpireNxAndOthers =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+inline constexpr std::string_view kExpireGtAndLt =
+    "ERR GT and LT options at the same time are not compatible";
+inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kBusy =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kDigestInvalid =
+    "ERR digest must be exactly 16 hexadecimal characters";
+
+// ERR unknown command '<name>', with args beginning with: '<a>' '<b>' (trailing space kept)
+void UnknownCommand(protocol::ReplyWriter& reply, std::span<const std::string_view> args);
+// ERR unknown subcommand '<sub>'. Try <CONTAINER> HELP.
+void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
+                       std::string_view sub);
+// ERR wrong number of arguments for '<fullname>' command
+void WrongArity(protocol::ReplyWriter& reply, std::string_view fullname);
+// ERR invalid expire time in '<fullname>' command
+void InvalidExpireTime(protocol::ReplyWriter& reply, std::string_view fullname);
+// ERR Unsupported option <opt>
+void UnsupportedOption(protocol::ReplyWriter& reply, std::string_view option);
+
+}  // namespace warden::server::errors

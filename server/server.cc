@@ -1,0 +1,277 @@
+#include "server/server.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "server/errors.h"
+#include "server/version.h"
+
+namespace warden::server {
+namespace {
+
+// Real time one active-expiry slice may take: short enough that a mass expiry never delays a
+// reply by more than about this much.
+constexpr std::int64_t kExpirySliceUs = 1000;
+// Buckets moved per cron tick while a resize is in progress, on top of those moved per command.
+constexpr int kCronRehashBuckets = 1000;
+
+void CloseAndFree(uv_handle_t* handle) {
+  uv_close(handle, [](uv_handle_t* h) { std::free(h); });
+}
+
+}  // namespace
+
+Server::Server(Config config, storage::Clock& clock, Logger& log)
+    : state_(std::move(config), clock), log_(log) {
+  uv_loop_init(&loop_);
+  state_.connections = this;
+  state_.log = &log_;
+}
+
+Server::~Server() {
+  // Run() closes every handle before returning; a loop that never ran has only the timers.
+  uv_loop_close(&loop_);
+}
+
+std::optional<std::string> Server::Listen(const std::string& address_in) {
+  // Redis's "-addr" marks an address that may be unavailable (e.g. no IPv6).
+  const bool optional = !address_in.empty() && address_in[0] == '-';
+  const std::string address = optional ? address_in.substr(1) : address_in;
+  sockaddr_storage addr{};
+  const int port = state_.config.port;
+  int rc = address.find(':') != std::string::npos
+               ? uv_ip6_addr(address == "*" ? "::" : address.c_str(), port,
+                             reinterpret_cast<sockaddr_in6*>(&addr))
+               : uv_ip4_addr(address == "*" ? "0.0.0.0" : address.c_str(), port,
+                             reinterpret_cast<sockaddr_in*>(&addr));
+  if (rc != 0) return "invalid bind address '" + address + "'";
+  auto* tcp = static_cast<uv_tcp_t*>(std::malloc(sizeof(uv_tcp_t)));
+  uv_tcp_init(&loop_, tcp);
+  tcp->data = this;
+  rc = uv_tcp_bind(tcp, reinterpret_cast<const sockaddr*>(&addr),
+                   address.find(':') != std::string::npos ? UV_TCP_IPV6ONLY : 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(tcp), state_.config.tcp_backlog,
+                              OnTcpConnection);
+  if (rc != 0) {
+    CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+    if (optional) return std::nullopt;
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), "Could not create server TCP listening socket %s:%d: %s",
+                  address.c_str(), port, uv_strerror(rc));
+    return std::string(buf);
+  }
+  sockaddr_storage bound{};
+  int len = sizeof(bound);
+  if (uv_tcp_getsockname(tcp, reinterpret_cast<sockaddr*>(&bound), &len) == 0) {
+    bound_port_ = ntohs(bound.ss_family == AF_INET6
+                            ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  }
+  tcp_listeners_.push_back(tcp);
+  return std::nullopt;
+}
+
+std::optional<std::string> Server::ListenUnix() {
+  const std::string& path = state_.config.unixsocket;
+  unlink(path.c_str());
+  auto* pipe = static_cast<uv_pipe_t*>(std::malloc(sizeof(uv_pipe_t)));
+  uv_pipe_init(&loop_, pipe, 0);
+  pipe->data = this;
+  int rc = uv_pipe_bind(pipe, path.c_str());
+  if (rc == 0 && state_.config.unixsocketperm != 0) {
+    chmod(path.c_str(), static_cast<mode_t>(state_.config.unixsocketperm));
+  }
+  if (rc == 0) {
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(pipe), state_.config.tcp_backlog,
+                   OnUnixConnection);
+  }
+  if (rc != 0) {
+    CloseAndFree(reinterpret_cast<uv_handle_t*>(pipe));
+    return "Failed opening Unix socket " + path + ": " + uv_strerror(rc);
+  }
+  unix_listener_ = pipe;
+  return std::nullopt;
+}
+
+std::optional<std::string> Server::Start() {
+  if (state_.config.port != 0 || state_.config.unixsocket.empty()) {
+    // Port 0 asks the kernel for a free port; with several bind addresses they must agree, so
+    // the first one's port is reused for the rest.
+    for (const std::string& address : state_.config.bind) {
+      if (auto err = Listen(address)) return err;
+      if (state_.config.port == 0 && bound_port_ != 0) state_.config.port = bound_port_;
+    }
+  }
+  if (!state_.config.unixsocket.empty()) {
+    if (auto err = ListenUnix()) return err;
+  }
+  uv_timer_init(&loop_, &cron_);
+  cron_.data = this;
+  const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(state_.config.hz);
+  uv_timer_start(&cron_, OnCron, period_ms, period_ms);
+  uv_idle_init(&loop_, &expire_idle_);
+  expire_idle_.data = this;
+  uv_signal_init(&loop_, &sigint_);
+  uv_signal_init(&loop_, &sigterm_);
+  sigint_.data = this;
+  sigterm_.data = this;
+  uv_signal_start(&sigint_, OnSignal, SIGINT);
+  uv_signal_start(&sigterm_, OnSignal, SIGTERM);
+  log_.Log(LogLevel::kNotice, "warden %.*s (Redis %.*s compatible) starting, pid=%d",
+           static_cast<int>(kWardenVersion.size()), kWardenVersion.data(),
+           static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
+           static_cast<int>(getpid()));
+  if (!tcp_listeners_.empty()) {
+    log_.Log(LogLevel::kNotice, "Listening on port %d", bound_port_);
+  }
+  if (unix_listener_ != nullptr) {
+    log_.Log(LogLevel::kNotice, "Listening on unix socket %s", state_.config.unixsocket.c_str());
+  }
+  WritePortFile();
+  log_.Log(LogLevel::kNotice, "Ready to accept connections");
+  return std::nullopt;
+}
+
+void Server::WritePortFile() {
+  const std::string& path = state_.config.port_file;
+  if (path.empty()) return;
+  // Written to a temporary name and renamed, so a reader never sees a partial file.
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+    std::fprintf(f, "%d\n", bound_port_);
+    std::fclose(f);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      log_.Log(LogLevel::kWarning, "Could not write port file %s", path.c_str());
+    }
+  } else {
+    log_.Log(LogLevel::kWarning, "Could not write port file %s", path.c_str());
+  }
+}
+
+int Server::Run() {
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  // Let close callbacks finish.
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  return 0;
+}
+
+void Server::Shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+  tcp_listeners_.clear();
+  if (unix_listener_ != nullptr) {
+    CloseAndFree(reinterpret_cast<uv_handle_t*>(unix_listener_));
+    unix_listener_ = nullptr;
+    unlink(state_.config.unixsocket.c_str());
+  }
+  for (Connection* c = connections_; c != nullptr;) {
+    Connection* next = c->next;
+    c->Close();
+    c = next;
+  }
+  uv_timer_stop(&cron_);
+  uv_close(reinterpret_cast<uv_handle_t*>(&cron_), nullptr);
+  uv_idle_stop(&expire_idle_);
+  uv_close(reinterpret_cast<uv_handle_t*>(&expire_idle_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  log_.Log(LogLevel::kNotice, "warden is now ready to exit, bye bye...");
+}
+
+void Server::OnSignal(uv_signal_t* signal, int signum) {
+  auto* self = static_cast<Server*>(signal->data);
+  self->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
+                 signum == SIGINT ? "SIGINT" : "SIGTERM");
+  self->Shutdown();
+}
+
+void Server::OnTcpConnection(uv_stream_t* listener, int status) {
+  auto* self = static_cast<Server*>(listener->data);
+  if (status == 0) self->Accept(listener, Connection::Kind::kTcp);
+}
+
+void Server::OnUnixConnection(uv_stream_t* listener, int status) {
+  auto* self = static_cast<Server*>(listener->data);
+  if (status == 0) self->Accept(listener, Connection::Kind::kUnix);
+}
+
+void Server::Accept(uv_stream_t* listener, Connection::Kind kind) {
+  auto* c = new Connection(*this, kind);
+  if (uv_accept(listener, c->stream()) != 0) {
+    c->Close();
+    return;
+  }
+  c->next = connections_;
+  if (connections_ != nullptr) connections_->prev = c;
+  connections_ = c;
+  ++connection_count_;
+  ++state_.stats.total_connections;
+  Session& s = c->session();
+  s.id = state_.NewClientId();
+  s.created_ms = state_.clock.NowMs();
+  s.last_interaction_ms = s.created_ms;
+  s.authenticated = state_.config.requirepass.empty();
+  c->Start();
+  if (connection_count_ > static_cast<std::size_t>(state_.config.maxclients)) {
+    ++state_.stats.rejected_connections;
+    c->Reject(errors::kMaxClients);
+  }
+}
+
+void Server::Unlink(Connection* c) {
+  if (c->prev != nullptr) {
+    c->prev->next = c->next;
+  } else if (connections_ == c) {
+    connections_ = c->next;
+  } else {
+    return;  // never linked
+  }
+  if (c->next != nullptr) c->next->prev = c->prev;
+  c->next = c->prev = nullptr;
+  --connection_count_;
+}
+
+void Server::ForEachSession(const std::function<void(const Session&)>& fn) const {
+  // The list is newest first; CLIENT LIST shows oldest first.
+  const Connection* last = connections_;
+  while (last != nullptr && last->next != nullptr) last = last->next;
+  for (const Connection* c = last; c != nullptr; c = c->prev) fn(c->session());
+}
+
+void Server::RunExpirySlice() {
+  if (!state_.active_expire_enabled) return;
+  const bool more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
+  if (more && !expire_idle_active_) {
+    uv_idle_start(&expire_idle_, OnExpireIdle);
+    expire_idle_active_ = true;
+  } else if (!more && expire_idle_active_) {
+    uv_idle_stop(&expire_idle_);
+    expire_idle_active_ = false;
+  }
+}
+
+void Server::OnExpireIdle(uv_idle_t* idle) { static_cast<Server*>(idle->data)->RunExpirySlice(); }
+
+void Server::CloseIdleClients() {
+  const std::int64_t timeout_ms = state_.config.timeout_s * 1000;
+  if (timeout_ms <= 0) return;
+  const std::int64_t now = state_.clock.NowMs();
+  for (Connection* c = connections_; c != nullptr;) {
+    Connection* next = c->next;
+    if (now - c->session().last_interaction_ms > timeout_ms) c->Close();
+    c = next;
+  }
+}
+
+void Server::OnCron(uv_timer_t* timer) {
+  auto* self = static_cast<Server*>(timer->data);
+  self->RunExpirySlice();
+  self->state_.keyspace.RehashSteps(kCronRehashBuckets);
+  self->CloseIdleClients();
+}
+
+}  // namespace warden::server

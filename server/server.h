@@ -1,0 +1,76 @@
+// The network side: one libuv loop, the listeners, the connections, and the timers that drive
+// active expiry and incremental rehashing. Owns the ServerState that commands see.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/config.h"
+#include "server/connection.h"
+#include "server/log.h"
+#include "server/server_state.h"
+#include "storage/clock.h"
+
+namespace warden::server {
+
+class Server final : public ConnectionRegistry {
+ public:
+  Server(Config config, storage::Clock& clock, Logger& log);
+  ~Server() override;
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the listeners and starts the timers. Returns an error text on failure.
+  std::optional<std::string> Start();
+  // Runs the loop until Shutdown(); returns the process exit code.
+  int Run();
+  // Closes listeners and connections (sending what they have queued) and ends Run().
+  void Shutdown();
+
+  // The TCP port actually bound (differs from the configured one for --port 0), or 0.
+  int bound_port() const { return bound_port_; }
+  ServerState& state() { return state_; }
+  uv_loop_t* loop() { return &loop_; }
+  Logger& log() { return log_; }
+
+  void Unlink(Connection* connection);
+
+  // ConnectionRegistry
+  void ForEachSession(const std::function<void(const Session&)>& fn) const override;
+  std::size_t connected_clients() const override { return connection_count_; }
+
+ private:
+  static void OnTcpConnection(uv_stream_t* listener, int status);
+  static void OnUnixConnection(uv_stream_t* listener, int status);
+  static void OnCron(uv_timer_t* timer);
+  static void OnExpireIdle(uv_idle_t* idle);
+  static void OnSignal(uv_signal_t* signal, int signum);
+
+  void Accept(uv_stream_t* listener, Connection::Kind kind);
+  std::optional<std::string> Listen(const std::string& address);
+  std::optional<std::string> ListenUnix();
+  void RunExpirySlice();
+  void CloseIdleClients();
+  void WritePortFile();
+
+  uv_loop_t loop_;
+  ServerState state_;
+  Logger& log_;
+  std::vector<uv_tcp_t*> tcp_listeners_;
+  uv_pipe_t* unix_listener_ = nullptr;
+  uv_timer_t cron_;
+  uv_idle_t expire_idle_;
+  bool expire_idle_active_ = false;
+  uv_signal_t sigint_;
+  uv_signal_t sigterm_;
+  Connection* connections_ = nullptr;
+  std::size_t connection_count_ = 0;
+  int bound_port_ = 0;
+  bool shutting_down_ = false;
+};
+
+}  // namespace warden::server

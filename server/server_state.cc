@@ -1,0 +1,34 @@
+#include "server/server_state.h"
+
+#include <random>
+
+namespace warden::server {
+namespace {
+
+std::uint64_t InitialSeed(const Config& config) {
+  if (config.seed.has_value()) return *config.seed;
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+}  // namespace
+
+ServerState::ServerState(Config config_in, storage::Clock& clock_in)
+    : config(std::move(config_in)),
+      clock(clock_in),
+      random(InitialSeed(config)),
+      keyspace(random),
+      active_expiry(keyspace, clock,
+                    storage::ActiveExpiryOptions{
+                        .keys_per_loop = 20 + 5 * (config.active_expire_effort - 1),
+                        .acceptable_stale_percent = 10 - (config.active_expire_effort - 1)}),
+      start_ms(clock.NowMs()),
+      start_monotonic_us(clock.MonotonicUs()) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  run_id.resize(40);
+  for (char& c : run_id) c = kHex[random.Below(16)];
+}
+
+ServerState::~ServerState() = default;
+
+}  // namespace warden::server

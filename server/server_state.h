@@ -1,0 +1,69 @@
+// Everything a command can see, apart from its own client: configuration, clock, keyspace,
+// statistics and the list of clients. It knows nothing of libuv, so command tests build one
+// with a ManualClock and run commands through the dispatcher without a socket.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "server/config.h"
+#include "server/session.h"
+#include "storage/active_expiry.h"
+#include "storage/clock.h"
+#include "storage/keyspace.h"
+#include "storage/random.h"
+
+namespace warden::server {
+
+class Logger;
+
+struct ServerStats {
+  std::uint64_t total_connections = 0;
+  std::uint64_t rejected_connections = 0;
+  std::uint64_t total_commands = 0;
+  std::uint64_t keyspace_hits = 0;
+  std::uint64_t keyspace_misses = 0;
+  std::uint64_t total_net_input_bytes = 0;
+  std::uint64_t total_net_output_bytes = 0;
+  std::uint64_t unexpected_error_replies = 0;
+};
+
+// What the network layer offers to commands that act on connections (CLIENT LIST, DEBUG
+// faults). Implemented by Server; absent in command tests.
+class ConnectionRegistry {
+ public:
+  virtual ~ConnectionRegistry() = default;
+  virtual void ForEachSession(const std::function<void(const Session&)>& fn) const = 0;
+  virtual std::size_t connected_clients() const = 0;
+};
+
+class ServerState {
+ public:
+  ServerState(Config config, storage::Clock& clock);
+  ~ServerState();
+
+  Config config;
+  storage::Clock& clock;
+  storage::Random random;
+  storage::Keyspace keyspace;
+  storage::ActiveExpiry active_expiry;
+  ServerStats stats;
+  bool active_expire_enabled = true;
+  std::int64_t start_ms;
+  std::int64_t start_monotonic_us;
+  std::string run_id;
+  std::uint64_t next_client_id = 1;
+  const ConnectionRegistry* connections = nullptr;
+  Logger* log = nullptr;
+  // Set while a script runs: commands see this instead of the clock, so a key cannot expire
+  // between two calls of one script.
+  std::int64_t frozen_now_ms = -1;
+
+  std::int64_t NowMs() const { return frozen_now_ms >= 0 ? frozen_now_ms : clock.NowMs(); }
+  std::uint64_t NewClientId() { return next_client_id++; }
+};
+
+}  // namespace warden::server

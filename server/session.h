@@ -1,0 +1,40 @@
+// What the server knows of one client, apart from its socket: identity, protocol version,
+// authentication, and the flags a command can set to end the connection. Connections own one; so
+// does the scripting engine for the commands a script runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace warden::server {
+
+struct CommandSpec;
+
+struct Session {
+  std::uint64_t id = 0;
+  std::string name;
+  std::string lib_name;
+  std::string lib_ver;
+  int resp = 2;
+  int db = 0;
+  bool authenticated = true;
+  // Loopback or unix socket: allowed to run DEBUG under enable-debug-command local.
+  bool local = true;
+  bool is_script = false;
+  // Reply, flush, then close (QUIT, protocol errors).
+  bool close_after_reply = false;
+  // Close without replying (cross-protocol scripting defence).
+  bool close_now = false;
+  std::string addr;   // ip:port of the peer, for CLIENT LIST
+  std::string laddr;  // ip:port of our end
+  int fd = -1;
+  std::int64_t created_ms = 0;
+  std::int64_t last_interaction_ms = 0;
+  const CommandSpec* last_command = nullptr;
+  std::size_t query_buffer_bytes = 0;
+  std::size_t query_buffer_free = 0;
+  std::size_t output_bytes = 0;
+};
+
+}  // namespace warden::server

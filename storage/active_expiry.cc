@@ -1,0 +1,44 @@
+#include "storage/active_expiry.h"
+
+namespace warden::storage {
+
+bool ActiveExpiry::RunOnce(std::int64_t now_ms, std::int64_t budget_us) {
+  ++slices_;
+  const std::int64_t start_us = clock_.MonotonicUs();
+  std::int64_t sampled_total = 0;
+  std::int64_t expired_total = 0;
+  bool out_of_budget = false;
+  for (int loop = 1;; ++loop) {
+    if (keyspace_.volatile_size() == 0) break;
+    const ExpireSample s = keyspace_.SampleExpired(now_ms, options_.keys_per_loop);
+    sampled_total += s.sampled;
+    expired_total += s.expired;
+    const int alive = s.sampled - s.expired;
+    if (alive > 0) {
+      // Redis weighs each new average by 2% (expire.c), smoothing over cycles.
+      const std::int64_t avg = s.ttl_sum_ms / alive;
+      average_ttl_ms_ = average_ttl_ms_ == 0 ? avg : (average_ttl_ms_ / 50) * 49 + avg / 50;
+    }
+    if (s.sampled == 0 || s.expired * 100 <= s.sampled * options_.acceptable_stale_percent) {
+      break;
+    }
+    // Reading the clock costs more than a few samples: check it every 16 loops, as Redis does.
+    if ((loop & 15) == 0 && clock_.MonotonicUs() - start_us >= budget_us) {
+      out_of_budget = true;
+      break;
+    }
+    // A manual clock does not move on its own: bound the slice by work as well.
+    if (loop >= 100000) {
+      out_of_budget = true;
+      break;
+    }
+  }
+  if (sampled_total > 0) {
+    const double current = static_cast<double>(expired_total) * 100 / sampled_total;
+    stale_percent_ = current * 0.05 + stale_percent_ * 0.95;
+  }
+  if (out_of_budget) ++slices_out_of_budget_;
+  return out_of_budget;
+}
+
+}  // namespace warden::storage

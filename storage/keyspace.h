@@ -1,0 +1,160 @@
+// The keyspace: binary-safe string keys and values, each with an optional absolute deadline.
+//
+// Layout: each key is one heap block (Entry): a 32-byte header followed by the key bytes and the
+// value bytes. Entries are chained in a power-of-two bucket array that resizes incrementally
+// (two tables while a rehash is in progress, a few buckets moved per operation), so a resize of
+// ten million keys never stalls the loop and SCAN keeps its guarantee across it. Keys that carry a
+// deadline are also listed in a dense array, so active expiry samples them uniformly in O(1).
+//
+// Expiry: a key is expired when now_ms > deadline_ms. Find() and every operation that takes
+// now_ms treat an expired key as absent and remove it (lazy expiry); Peek() and size() do not.
+//
+// Lifetime: an Entry* stays valid until that key is stored, erased or cleared. Views from
+// Entry::key() and value() live as long as the Entry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "storage/random.h"
+
+namespace warden::storage {
+
+inline constexpr std::int64_t kNoDeadline = 0;
+
+class Entry {
+ public:
+  std::string_view key() const { return {data(), key_len_}; }
+  std::string_view value() const { return {data() + key_len_, value_len_}; }
+  std::int64_t deadline_ms() const { return deadline_ms_; }
+  bool has_deadline() const { return deadline_ms_ != kNoDeadline; }
+  bool ExpiredAt(std::int64_t now_ms) const {
+    return deadline_ms_ != kNoDeadline && now_ms > deadline_ms_;
+  }
+
+ private:
+  friend class Keyspace;
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+  char* data() { return reinterpret_cast<char*>(this + 1); }
+
+  Entry* next_;
+  std::int64_t deadline_ms_;
+  std::uint32_t hash_;  // low bits of the key's hash: bucket index without rehashing the key
+  std::uint32_t key_len_;
+  std::uint32_t value_len_;
+  std::uint32_t volatile_index_;  // position in volatile_ while it has a deadline
+};
+static_assert(sizeof(Entry) == 32);
+
+enum class TtlKind { kMissing, kPersistent, kExpiring };
+
+struct ExpireSample {
+  int sampled = 0;
+  int expired = 0;
+  std::int64_t ttl_sum_ms = 0;  // over the sampled keys that were still alive
+};
+
+struct KeyspaceStats {
+  std::uint64_t expired_keys = 0;
+};
+
+class Keyspace {
+ public:
+  // Largest key or value, as Redis's proto-max-bulk-len allows; also fits the 32-bit lengths.
+  static constexpr std::size_t kMaxLength = 0xFFFFFFFFu;
+
+  // `random` seeds the hash and drives sampling; it must outlive the keyspace.
+  explicit Keyspace(Random& random);
+  ~Keyspace();
+  Keyspace(const Keyspace&) = delete;
+  Keyspace& operator=(const Keyspace&) = delete;
+
+  // Keys held, counting expired keys not yet removed (Redis's DBSIZE).
+  std::size_t size() const { return tables_[0].used + tables_[1].used; }
+  // Keys held that carry a deadline.
+  std::size_t volatile_size() const { return volatile_.size(); }
+
+  // The live entry for `key`, or nullptr. Removes the key if it has expired.
+  Entry* Find(std::string_view key, std::int64_t now_ms);
+  // The entry for `key` whether or not it has expired; never removes anything.
+  const Entry* Peek(std::string_view key) const;
+
+  // Stores `value` under `key` with `deadline_ms` (kNoDeadline for none). `existing` must be what
+  // Find(key) just returned (nullptr if absent); it is invalid afterwards. Returns the entry.
+  Entry* Store(std::string_view key, std::string_view value, std::int64_t deadline_ms,
+               Entry* existing);
+  void SetDeadline(Entry* entry, std::int64_t deadline_ms);
+  // Removes the entry; it is invalid afterwards.
+  void Erase(Entry* entry);
+  // Removes `key` if present and live; returns whether a live key was removed.
+  bool Erase(std::string_view key, std::int64_t now_ms);
+  void Clear();
+
+  // One SCAN call: collects whole buckets from `cursor` on until at least `count` entries are
+  // collected, the cursor wraps to 0, or count * 10 buckets were visited. Returns the next cursor.
+  // Entries are collected as they are, expired ones included: the caller filters.
+  std::uint64_t Scan(std::uint64_t cursor, std::size_t count, std::vector<Entry*>& out);
+
+  // A live random entry, removing expired ones it draws; nullptr when none is left.
+  Entry* RandomEntry(std::int64_t now_ms);
+
+  // Calls fn(const Entry&) for every entry, expired or not. fn must not modify the keyspace.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (const Table& t : tables_) {
+      for (std::size_t i = 0; i < t.size; ++i) {
+        for (const Entry* e = t.buckets[i]; e != nullptr; e = e->next_) fn(*e);
+      }
+    }
+  }
+
+  // Active expiry: draws up to `samples` keys with a deadline (uniformly, with replacement) and
+  // removes the expired ones.
+  ExpireSample SampleExpired(std::int64_t now_ms, int samples);
+
+  // Moves up to `buckets` buckets of an ongoing resize; returns whether one is still ongoing.
+  bool RehashSteps(int buckets);
+  bool rehashing() const { return rehash_index_ >= 0; }
+
+  const KeyspaceStats& stats() const { return stats_; }
+  // Bytes held by entries and bucket arrays, as the allocator reports them.
+  std::size_t memory_bytes() const { return memory_bytes_; }
+
+ private:
+  struct Table {
+    Entry** buckets = nullptr;
+    std::size_t size = 0;  // power of two, or 0
+    std::size_t used = 0;
+  };
+
+  std::uint64_t Hash(std::string_view key) const;
+  Entry** FindLink(std::string_view key, std::uint32_t hash);
+  Entry** LinkOf(Entry* entry, int* table_index);
+  void Unlink(Entry* entry);
+  void Insert(Entry* entry);
+  void ExpireEntry(Entry* entry);
+  void AddVolatile(Entry* entry);
+  void RemoveVolatile(Entry* entry);
+  void Free(Entry* entry);
+  Entry* Allocate(std::size_t key_len, std::size_t value_len);
+  void MaybeGrow();
+  void MaybeShrink();
+  void StartResize(std::size_t size);
+  void FinishRehashIfDone();
+  void StepIfRehashing() {
+    if (rehash_index_ >= 0) RehashSteps(1);
+  }
+  std::uint64_t ScanStep(std::uint64_t cursor, std::vector<Entry*>& out) const;
+
+  Random& random_;
+  std::uint64_t seed_;
+  Table tables_[2];
+  std::int64_t rehash_index_ = -1;  // next bucket of tables_[0] to move, -1 when not resizing
+  std::vector<Entry*> volatile_;
+  KeyspaceStats stats_;
+  std::size_t memory_bytes_ = 0;
+};
+
+}  // namespace warden::storage
