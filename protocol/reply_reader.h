@@ -31,7 +31,7 @@ enum class ReplyType {
 
 struct Reply {
   ReplyType type = ReplyType::kNull;
-  std::string_view text;  // status, error, bulk, verbatim, big number, raw double
+  std::string_view text;    // status, error, bulk, verbatim, big number, raw double
   std::string_view format;  // verbatim only
   std::int64_t integer = 0;
   double number = 0;  // double

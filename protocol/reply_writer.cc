@@ -48,9 +48,14 @@ void ReplyWriter::Error(std::initializer_list<std::string_view> parts) {
 
 void ReplyWriter::Integer(std::int64_t value) {
   switch (value) {
-    case 0: Raw(":0\r\n"); return;
-    case 1: Raw(":1\r\n"); return;
-    default: Header(':', value);
+    case 0:
+      Raw(":0\r\n");
+      return;
+    case 1:
+      Raw(":1\r\n");
+      return;
+    default:
+      Header(':', value);
   }
 }
 
@@ -70,9 +75,7 @@ void ReplyWriter::Null() { Raw(protocol_ == 3 ? std::string_view("_\r\n") : "$-1
 
 void ReplyWriter::NullArray() { Raw(protocol_ == 3 ? std::string_view("_\r\n") : "*-1\r\n"); }
 
-void ReplyWriter::ArrayHeader(std::size_t count) {
-  Header('*', static_cast<std::int64_t>(count));
-}
+void ReplyWriter::ArrayHeader(std::size_t count) { Header('*', static_cast<std::int64_t>(count)); }
 
 void ReplyWriter::MapHeader(std::size_t pairs) {
   if (protocol_ == 3) {

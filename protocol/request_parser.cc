@@ -87,12 +87,23 @@ bool SplitInlineArgs(std::string_view line, std::string& storage,
           ++p;
           char e = at(p);
           switch (e) {
-            case 'n': e = '\n'; break;
-            case 'r': e = '\r'; break;
-            case 't': e = '\t'; break;
-            case 'b': e = '\b'; break;
-            case 'a': e = '\a'; break;
-            default: break;
+            case 'n':
+              e = '\n';
+              break;
+            case 'r':
+              e = '\r';
+              break;
+            case 't':
+              e = '\t';
+              break;
+            case 'b':
+              e = '\b';
+              break;
+            case 'a':
+              e = '\a';
+              break;
+            default:
+              break;
           }
           storage.push_back(e);
         } else if (c == '"') {

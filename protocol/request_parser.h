@@ -71,7 +71,7 @@ class RequestParser {
   };
 
   ParserLimits limits_;
-  std::size_t pos_ = 0;            // bytes of the current request parsed so far
+  std::size_t pos_ = 0;              // bytes of the current request parsed so far
   std::int64_t multibulk_left_ = 0;  // arguments still to read; 0 before the count line
   std::int64_t bulk_len_ = -1;       // length of the argument being read, -1 before its header
   std::size_t wanted_ = 0;

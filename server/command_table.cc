@@ -43,6 +43,11 @@ constexpr CommandSpec kCommandTable[] = {
     // Redis 8.4's Lua-free compare-and-delete and value digest.
     {"delex",         -2, kWrite | kFast,                          DelexCommand,       1, 1, 1, "@write @string @fast"},
     {"digest",         2, kReadOnly | kFast,                       DigestCommand,      1, 1, 1, "@read @string @fast"},
+    {"eval",          -3, kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalCommand, 0, 0, 0, "@slow @scripting"},
+    {"evalsha",       -3, kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalshaCommand, 0, 0, 0, "@slow @scripting"},
+    {"eval_ro",       -3, kReadOnly | kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalRoCommand, 0, 0, 0, "@slow @scripting"},
+    {"evalsha_ro",    -3, kReadOnly | kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalshaRoCommand, 0, 0, 0, "@slow @scripting"},
+    {"script",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ScriptSubcommands},
     {"ping",          -1, kFast,                                   PingCommand,        0, 0, 0, "@fast @connection"},
     {"echo",           2, kLoading | kStale | kFast,               EchoCommand,        0, 0, 0, "@fast @connection"},
     {"quit",          -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, QuitCommand, 0, 0, 0, "@fast @connection"},

@@ -66,5 +66,6 @@ const CommandSpec* FindTopLevelCommand(std::string_view name);
 std::span<const CommandSpec> ClientSubcommands();
 std::span<const CommandSpec> ConfigSubcommands();
 std::span<const CommandSpec> CommandSubcommands();
+std::span<const CommandSpec> ScriptSubcommands();
 
 }  // namespace warden::server

@@ -48,8 +48,8 @@ std::string YesNo(bool v) { return v ? "yes" : "no"; }
 
 bool ParseMemory(std::string_view text, std::int64_t& out) {
   std::size_t digits = 0;
-  while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') ||
-                                  (digits == 0 && text[digits] == '-'))) {
+  while (digits < text.size() &&
+         ((text[digits] >= '0' && text[digits] <= '9') || (digits == 0 && text[digits] == '-'))) {
     ++digits;
   }
   const std::string unit = Lower(text.substr(digits));
@@ -83,7 +83,8 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   const auto& a = d.args;
   auto one = [&]() -> bool { return a.size() == 1; };
   std::int64_t n = 0;
-  auto int_option = [&](std::int64_t min, std::int64_t max, auto& field) -> std::optional<ConfigError> {
+  auto int_option = [&](std::int64_t min, std::int64_t max,
+                        auto& field) -> std::optional<ConfigError> {
     if (!one()) return Fail(d, "wrong number of arguments");
     if (!ParseInt(a[0], min, max, n)) {
       return Fail(d, "argument must be an integer between " + std::to_string(min) + " and " +
@@ -134,10 +135,12 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "busy-reply-threshold" || name == "lua-time-limit") {
     return int_option(0, INT64_MAX, c.busy_reply_threshold_ms);
   }
+  if (name == "script-memory-limit") return memory_option(0, c.script_memory_limit);
   if (name == "active-expire-effort") return int_option(1, 10, c.active_expire_effort);
   if (name == "databases") return int_option(1, 1, c.databases);
   if (name == "protected-mode") {
-    if (!one() || !ParseYesNo(a[0], c.protected_mode)) return Fail(d, "argument must be 'yes' or 'no'");
+    if (!one() || !ParseYesNo(a[0], c.protected_mode))
+      return Fail(d, "argument must be 'yes' or 'no'");
     return std::nullopt;
   }
   if (name == "enable-debug-command") {
@@ -156,7 +159,8 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "loglevel") {
     const std::string v = one() ? Lower(a[0]) : "";
     if (v != "debug" && v != "verbose" && v != "notice" && v != "warning" && v != "nothing") {
-      return Fail(d, "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
+      return Fail(
+          d, "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
     }
     c.loglevel = v;
     return std::nullopt;
@@ -283,6 +287,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"client-query-buffer-limit", std::to_string(c.client_query_buffer_limit)},
       {"busy-reply-threshold", std::to_string(c.busy_reply_threshold_ms)},
       {"lua-time-limit", std::to_string(c.busy_reply_threshold_ms)},
+      {"script-memory-limit", std::to_string(c.script_memory_limit)},
       {"active-expire-effort", std::to_string(c.active_expire_effort)},
       {"databases", std::to_string(c.databases)},
       {"protected-mode", YesNo(c.protected_mode)},

@@ -27,6 +27,8 @@ struct Config {
   std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   std::int64_t busy_reply_threshold_ms = 5000;
+  // Cap on the Lua interpreter's memory while a script runs (0: none).
+  std::int64_t script_memory_limit = 256LL * 1024 * 1024;
   int active_expire_effort = 1;
   int databases = 1;
   bool protected_mode = true;

@@ -1,6 +1,7 @@
 #include "server/connection.h"
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 
 #include <cstdio>
@@ -120,7 +121,8 @@ void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
   ServerState& state = self->server_.state();
   state.stats.total_net_input_bytes += static_cast<std::uint64_t>(nread);
   // Redis closes a client whose unparsed input passes client-query-buffer-limit, silently.
-  if (self->input_.unread_size() > static_cast<std::size_t>(state.config.client_query_buffer_limit)) {
+  if (self->input_.unread_size() >
+      static_cast<std::size_t>(state.config.client_query_buffer_limit)) {
     self->server_.log().Log(LogLevel::kWarning,
                             "Closing client that reached max query buffer length: id=%llu",
                             static_cast<unsigned long long>(self->session_.id));
@@ -147,9 +149,14 @@ void Connection::ProcessInput() {
     if (status == protocol::ParseStatus::kRequest) {
       session_.query_buffer_bytes = data.size();
       session_.query_buffer_free = input_.free_space();
+      // A busy script polls the other clients from inside this call; this one is skipped.
+      executing_ = true;
       Dispatch(state, session_, parser_.args(), writer);
+      executing_ = false;
       ran = true;
       if (session_.close_now) {
+        // Redis drops the replies still queued for this read, too.
+        output_.clear();
         Close();
         return;
       }
@@ -161,6 +168,22 @@ void Connection::ProcessInput() {
   input_.ShrinkIfIdle(kKeepInputBytes);
   Flush();
   UpdateReading();
+}
+
+void Connection::PollOnce() {
+  if (executing_ || !reading_ || session_.fd < 0) return;
+  for (int reads = 0; reads < 16; ++reads) {
+    char* base = input_.Reserve(kReadChunk);
+    const ssize_t n = recv(session_.fd, base, input_.free_space(), MSG_DONTWAIT);
+    if (n == 0) {
+      Close();
+      return;
+    }
+    if (n < 0) break;  // EAGAIN: nothing more now; other errors surface on the next loop read
+    input_.Commit(static_cast<std::size_t>(n));
+    server_.state().stats.total_net_input_bytes += static_cast<std::uint64_t>(n);
+  }
+  if (input_.unread_size() > 0) ProcessInput();
 }
 
 void Connection::Flush() {

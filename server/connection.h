@@ -42,6 +42,8 @@ class Connection {
   // Writes a reply and closes after it (rejecting a client at accept time).
   void Reject(std::string_view error);
   bool closing() const { return closing_; }
+  // Reads what the socket holds without the loop and runs it (used while a script is busy).
+  void PollOnce();
 
   Connection* next = nullptr;  // the server's list
   Connection* prev = nullptr;
@@ -72,6 +74,7 @@ class Connection {
   bool write_pending_ = false;
   bool reading_ = false;
   bool closing_ = false;
+  bool executing_ = false;  // inside Dispatch: a busy script's polling must not re-enter
 };
 
 }  // namespace warden::server

@@ -2,6 +2,7 @@
 
 #include "server/command_table.h"
 #include "server/errors.h"
+#include "server/scripting/script_engine.h"
 
 namespace warden::server {
 namespace {
@@ -39,6 +40,41 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
   return spec;
 }
 
+void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
+                      bool read_only, bool& wrote, protocol::ReplyWriter& reply) {
+  const CommandSpec* spec = FindTopLevelCommand(args[0]);
+  if (spec != nullptr && spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
+    spec = args.size() >= 2 ? FindCommand(spec->subcommands(), args[1]) : spec;
+  }
+  if (spec == nullptr || spec->handler == nullptr) {
+    if (spec == nullptr) {
+      reply.Error("ERR Unknown Redis command called from script");
+    } else {
+      reply.Error("ERR Wrong number of args calling Redis command from script");
+    }
+    return;
+  }
+  if (!ArityOk(spec->arity, args.size())) {
+    reply.Error("ERR Wrong number of args calling Redis command from script");
+    return;
+  }
+  const bool debug_allowed = (spec->flags & kProtected) != 0 && server.scripts_may_call_debug;
+  if ((spec->flags & kNoScript) != 0 && !debug_allowed) {
+    reply.Error("ERR This Redis command is not allowed from script");
+    return;
+  }
+  if ((spec->flags & kWrite) != 0) {
+    if (read_only) {
+      reply.Error("ERR Write commands are not allowed from read-only scripts.");
+      return;
+    }
+    wrote = true;
+  }
+  ++server.stats.total_commands;
+  CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
+  spec->handler(ctx);
+}
+
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply) {
   // Cross-protocol scripting defence (processCommand): an HTTP request is dropped unanswered.
@@ -58,6 +94,10 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   }
   if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
     reply.Error(errors::kNoAuth);
+    return;
+  }
+  if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
+    reply.Error(errors::kBusy);
     return;
   }
   ++server.stats.total_commands;

@@ -19,6 +19,11 @@ struct CommandSpec;
 const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
                                   protocol::ReplyWriter& reply);
 
+// redis.call's way in: the same table and handlers, with the checks and error texts Redis uses
+// for scripts. Sets `wrote` when a write command runs.
+void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
+                      bool read_only, bool& wrote, protocol::ReplyWriter& reply);
+
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply);
 

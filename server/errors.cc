@@ -3,18 +3,19 @@
 namespace warden::server::errors {
 
 void UnknownCommand(protocol::ReplyWriter& reply, std::span<const std::string_view> args) {
-  // Redis cuts the name to 128 bytes and stops adding arguments once their text reaches 128.
+  // Redis (commandCheckExistence) prints the name with "%.128s" and each argument as "'%.*s' "
+  // while the argument text, quotes and spaces included, is under 128 bytes.
   const std::size_t mark = reply.BeginError();
   reply.Raw("ERR unknown command '");
-  reply.Raw(args[0].substr(0, 128));
+  reply.Raw(CString(args[0]).substr(0, 128));
   reply.Raw("', with args beginning with: ");
-  std::size_t budget = 128;
-  for (std::size_t i = 1; i < args.size() && budget > 0; ++i) {
-    const std::string_view arg = args[i].substr(0, budget);
+  std::size_t written = 0;
+  for (std::size_t i = 1; i < args.size() && written < 128; ++i) {
+    const std::string_view arg = CString(args[i]).substr(0, 128 - written);
     reply.Raw("'");
     reply.Raw(arg);
     reply.Raw("' ");
-    budget -= arg.size();
+    written += arg.size() + 3;
   }
   reply.EndError(mark);
 }
@@ -23,7 +24,7 @@ void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
                        std::string_view sub) {
   const std::size_t mark = reply.BeginError();
   reply.Raw("ERR unknown subcommand '");
-  reply.Raw(sub.substr(0, 128));
+  reply.Raw(CString(sub).substr(0, 128));
   reply.Raw("'. Try ");
   for (char c : container) {
     const char upper = c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c;
@@ -42,7 +43,7 @@ void InvalidExpireTime(protocol::ReplyWriter& reply, std::string_view fullname) 
 }
 
 void UnsupportedOption(protocol::ReplyWriter& reply, std::string_view option) {
-  reply.Error({"ERR Unsupported option ", option});
+  reply.Error({"ERR Unsupported option ", CString(option)});
 }
 
 }  // namespace warden::server::errors

@@ -18,6 +18,9 @@ inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+// getIntFromObjectOrReply's range error, for values that are integers but not ints (SELECT).
+inline constexpr std::string_view kIntOutOfRange =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
@@ -48,6 +51,9 @@ inline constexpr std::string_view kDebugNotAllowed =
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kDigestInvalid =
     "ERR digest must be exactly 16 hexadecimal characters";
+
+// Redis formats the texts below with "%s", so an argument shows only up to its first NUL byte.
+inline std::string_view CString(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
 
 // ERR unknown command '<name>', with args beginning with: '<a>' '<b>' (trailing space kept)
 void UnknownCommand(protocol::ReplyWriter& reply, std::span<const std::string_view> args);

@@ -15,7 +15,8 @@ LogLevel ParseLogLevel(std::string_view name) {
   return LogLevel::kNotice;
 }
 
-Logger::Logger(LogLevel level, const std::string& path) : level_(level), out_(stdout), owned_(false) {
+Logger::Logger(LogLevel level, const std::string& path)
+    : level_(level), out_(stdout), owned_(false) {
   if (!path.empty()) {
     if (std::FILE* f = std::fopen(path.c_str(), "a")) {
       out_ = f;

@@ -1,16 +1,31 @@
 #include "server/server.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
 #include "server/errors.h"
+#include "server/scripting/script_engine.h"
 #include "server/version.h"
 
 namespace warden::server {
 namespace {
+
+// SIGINT and SIGTERM: the handler only records the signal and wakes the loop (uv_async_send is
+// async-signal-safe). A running script sees the flag between Lua instructions and stops, so a
+// runaway script cannot keep the server from shutting down. Process-wide by nature.
+std::atomic<int> g_shutdown_signal{0};
+uv_async_t* g_signal_async = nullptr;
+
+void OnShutdownSignal(int signum) {
+  g_shutdown_signal.store(signum);
+  if (g_signal_async != nullptr) uv_async_send(g_signal_async);
+}
 
 // Real time one active-expiry slice may take: short enough that a mass expiry never delays a
 // reply by more than about this much.
@@ -29,10 +44,42 @@ Server::Server(Config config, storage::Clock& clock, Logger& log)
   uv_loop_init(&loop_);
   state_.connections = this;
   state_.log = &log_;
+  state_.scripts->set_poll_clients([this] { PollWhileBusy(); });
+  state_.scripts->set_interrupt_check([] { return g_shutdown_signal.load() != 0; });
+  uv_timer_init(&loop_, &cron_);
+  cron_.data = this;
+  uv_idle_init(&loop_, &expire_idle_);
+  expire_idle_.data = this;
+  uv_async_init(&loop_, &signal_async_, OnSignalAsync);
+  signal_async_.data = this;
+  handles_open_ = true;
+  g_signal_async = &signal_async_;
+  struct sigaction action {};
+  action.sa_handler = OnShutdownSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+void Server::PollWhileBusy() {
+  // libuv's loop cannot be re-entered from inside a callback, so the sockets are accepted and
+  // read directly.
+  for (uv_tcp_t* tcp : tcp_listeners_) {
+    AcceptDirectly(reinterpret_cast<uv_stream_t*>(tcp), Connection::Kind::kTcp);
+  }
+  if (unix_listener_ != nullptr) {
+    AcceptDirectly(reinterpret_cast<uv_stream_t*>(unix_listener_), Connection::Kind::kUnix);
+  }
+  for (Connection* c = connections_; c != nullptr;) {
+    Connection* next = c->next;
+    if (!c->closing()) c->PollOnce();
+    c = next;
+  }
 }
 
 Server::~Server() {
-  // Run() closes every handle before returning; a loop that never ran has only the timers.
+  Shutdown();
+  uv_run(&loop_, UV_RUN_DEFAULT);
   uv_loop_close(&loop_);
 }
 
@@ -53,8 +100,8 @@ std::optional<std::string> Server::Listen(const std::string& address_in) {
   tcp->data = this;
   rc = uv_tcp_bind(tcp, reinterpret_cast<const sockaddr*>(&addr),
                    address.find(':') != std::string::npos ? UV_TCP_IPV6ONLY : 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(tcp), state_.config.tcp_backlog,
-                              OnTcpConnection);
+  if (rc == 0)
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(tcp), state_.config.tcp_backlog, OnTcpConnection);
   if (rc != 0) {
     CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
     if (optional) return std::nullopt;
@@ -66,9 +113,9 @@ std::optional<std::string> Server::Listen(const std::string& address_in) {
   sockaddr_storage bound{};
   int len = sizeof(bound);
   if (uv_tcp_getsockname(tcp, reinterpret_cast<sockaddr*>(&bound), &len) == 0) {
-    bound_port_ = ntohs(bound.ss_family == AF_INET6
-                            ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    bound_port_ =
+        ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                          : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   }
   tcp_listeners_.push_back(tcp);
   return std::nullopt;
@@ -108,18 +155,8 @@ std::optional<std::string> Server::Start() {
   if (!state_.config.unixsocket.empty()) {
     if (auto err = ListenUnix()) return err;
   }
-  uv_timer_init(&loop_, &cron_);
-  cron_.data = this;
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(state_.config.hz);
   uv_timer_start(&cron_, OnCron, period_ms, period_ms);
-  uv_idle_init(&loop_, &expire_idle_);
-  expire_idle_.data = this;
-  uv_signal_init(&loop_, &sigint_);
-  uv_signal_init(&loop_, &sigterm_);
-  sigint_.data = this;
-  sigterm_.data = this;
-  uv_signal_start(&sigint_, OnSignal, SIGINT);
-  uv_signal_start(&sigterm_, OnSignal, SIGTERM);
   log_.Log(LogLevel::kNotice, "warden %.*s (Redis %.*s compatible) starting, pid=%d",
            static_cast<int>(kWardenVersion.size()), kWardenVersion.data(),
            static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
@@ -173,17 +210,20 @@ void Server::Shutdown() {
     c->Close();
     c = next;
   }
-  uv_timer_stop(&cron_);
-  uv_close(reinterpret_cast<uv_handle_t*>(&cron_), nullptr);
-  uv_idle_stop(&expire_idle_);
-  uv_close(reinterpret_cast<uv_handle_t*>(&expire_idle_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  if (handles_open_) {
+    handles_open_ = false;
+    g_signal_async = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(&cron_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&expire_idle_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&signal_async_), nullptr);
+  }
   log_.Log(LogLevel::kNotice, "warden is now ready to exit, bye bye...");
 }
 
-void Server::OnSignal(uv_signal_t* signal, int signum) {
-  auto* self = static_cast<Server*>(signal->data);
+void Server::OnSignalAsync(uv_async_t* async) {
+  auto* self = static_cast<Server*>(async->data);
+  const int signum = g_shutdown_signal.load();
+  if (signum == 0) return;
   self->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
                  signum == SIGINT ? "SIGINT" : "SIGTERM");
   self->Shutdown();
@@ -205,6 +245,29 @@ void Server::Accept(uv_stream_t* listener, Connection::Kind kind) {
     c->Close();
     return;
   }
+  Adopt(c);
+}
+
+void Server::AcceptDirectly(uv_stream_t* listener, Connection::Kind kind) {
+  uv_os_fd_t listen_fd = -1;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(listener), &listen_fd) != 0) return;
+  for (int accepted = 0; accepted < 64; ++accepted) {
+    const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    auto* c = new Connection(*this, kind);
+    const int rc = kind == Connection::Kind::kTcp
+                       ? uv_tcp_open(reinterpret_cast<uv_tcp_t*>(c->stream()), fd)
+                       : uv_pipe_open(reinterpret_cast<uv_pipe_t*>(c->stream()), fd);
+    if (rc != 0) {
+      ::close(fd);
+      c->Close();
+      continue;
+    }
+    Adopt(c);
+  }
+}
+
+void Server::Adopt(Connection* c) {
   c->next = connections_;
   if (connections_ != nullptr) connections_->prev = c;
   connections_ = c;

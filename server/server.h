@@ -48,14 +48,20 @@ class Server final : public ConnectionRegistry {
   static void OnUnixConnection(uv_stream_t* listener, int status);
   static void OnCron(uv_timer_t* timer);
   static void OnExpireIdle(uv_idle_t* idle);
-  static void OnSignal(uv_signal_t* signal, int signum);
+  static void OnSignalAsync(uv_async_t* async);
 
   void Accept(uv_stream_t* listener, Connection::Kind kind);
+  // Registers an accepted connection and starts serving it.
+  void Adopt(Connection* connection);
+  // Accepts pending connections with accept(2), outside the loop (while a script is busy).
+  void AcceptDirectly(uv_stream_t* listener, Connection::Kind kind);
   std::optional<std::string> Listen(const std::string& address);
   std::optional<std::string> ListenUnix();
   void RunExpirySlice();
   void CloseIdleClients();
   void WritePortFile();
+  // While a script is past busy-reply-threshold: reads and answers the other clients.
+  void PollWhileBusy();
 
   uv_loop_t loop_;
   ServerState state_;
@@ -65,12 +71,12 @@ class Server final : public ConnectionRegistry {
   uv_timer_t cron_;
   uv_idle_t expire_idle_;
   bool expire_idle_active_ = false;
-  uv_signal_t sigint_;
-  uv_signal_t sigterm_;
+  uv_async_t signal_async_;
   Connection* connections_ = nullptr;
   std::size_t connection_count_ = 0;
   int bound_port_ = 0;
   bool shutting_down_ = false;
+  bool handles_open_ = false;
 };
 
 }  // namespace warden::server

@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "server/scripting/script_engine.h"
+
 namespace warden::server {
 namespace {
 
@@ -27,6 +29,7 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
   static constexpr char kHex[] = "0123456789abcdef";
   run_id.resize(40);
   for (char& c : run_id) c = kHex[random.Below(16)];
+  scripts = std::make_unique<ScriptEngine>(*this);
 }
 
 ServerState::~ServerState() = default;

@@ -19,6 +19,7 @@
 namespace warden::server {
 
 class Logger;
+class ScriptEngine;
 
 struct ServerStats {
   std::uint64_t total_connections = 0;
@@ -58,6 +59,9 @@ class ServerState {
   std::uint64_t next_client_id = 1;
   const ConnectionRegistry* connections = nullptr;
   Logger* log = nullptr;
+  std::unique_ptr<ScriptEngine> scripts;
+  // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts call DEBUG, as Redis's test suite does.
+  bool scripts_may_call_debug = false;
   // Set while a script runs: commands see this instead of the clock, so a key cannot expire
   // between two calls of one script.
   std::int64_t frozen_now_ms = -1;

@@ -17,7 +17,7 @@
 namespace warden::storage {
 
 struct ActiveExpiryOptions {
-  int keys_per_loop = 20;            // ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP
+  int keys_per_loop = 20;             // ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP
   int acceptable_stale_percent = 10;  // ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE
 };
 
@@ -35,6 +35,11 @@ class ActiveExpiry {
   // Running average of the remaining TTL of the keys sampled alive (INFO's avg_ttl).
   std::int64_t average_ttl_ms() const { return average_ttl_ms_; }
   std::uint64_t slices() const { return slices_; }
+  // Forgets the running statistics (after FLUSHALL, as Redis resets avg_ttl).
+  void ResetStats() {
+    stale_percent_ = 0;
+    average_ttl_ms_ = 0;
+  }
   std::uint64_t slices_out_of_budget() const { return slices_out_of_budget_; }
 
  private:

@@ -14,9 +14,9 @@ struct TokenMatch {
   std::size_t end;  // index just past the token
 };
 
-// Matches the single-byte token at p[i] (not '*') against c.
-TokenMatch MatchToken(std::string_view p, std::size_t i, char c, bool nocase) {
-  c = Fold(c, nocase);
+// Matches the single-byte token at p[i] (not '*') against `raw`.
+TokenMatch MatchToken(std::string_view p, std::size_t i, char raw, bool nocase) {
+  const char c = Fold(raw, nocase);
   const std::size_t n = p.size();
   switch (p[i]) {
     case '?':
@@ -32,7 +32,8 @@ TokenMatch MatchToken(std::string_view p, std::size_t i, char c, bool nocase) {
       while (true) {
         if (j < n && p[j] == '\\' && n - j >= 2) {
           ++j;
-          if (Fold(p[j], nocase) == c) matched = true;
+          // Redis compares an escaped class member byte for byte, even without case.
+          if (p[j] == raw) matched = true;
         } else if (j < n && p[j] == ']') {
           break;
         } else if (j >= n) {
@@ -40,14 +41,17 @@ TokenMatch MatchToken(std::string_view p, std::size_t i, char c, bool nocase) {
           --j;
           break;
         } else if (n - j >= 3 && p[j + 1] == '-') {
-          // Redis compares plain (signed) chars, so bytes >= 0x80 sort below ASCII.
-          signed char start = static_cast<signed char>(Fold(p[j], nocase));
-          signed char end = static_cast<signed char>(Fold(p[j + 2], nocase));
+          // Redis compares plain (signed) chars, so bytes >= 0x80 sort below ASCII, and it swaps
+          // a reversed range before folding case: without case, [Z-a] is z..a and holds nothing.
+          signed char start = static_cast<signed char>(p[j]);
+          signed char end = static_cast<signed char>(p[j + 2]);
           if (start > end) {
             const signed char t = start;
             start = end;
             end = t;
           }
+          start = static_cast<signed char>(Fold(static_cast<char>(start), nocase));
+          end = static_cast<signed char>(Fold(static_cast<char>(end), nocase));
           const signed char sc = static_cast<signed char>(c);
           j += 2;
           if (sc >= start && sc <= end) matched = true;

@@ -76,9 +76,7 @@ std::size_t NextPowerOfTwo(std::size_t n) {
 
 Keyspace::Keyspace(Random& random) : random_(random), seed_(random.Next()) {}
 
-Keyspace::~Keyspace() {
-  Clear();
-}
+Keyspace::~Keyspace() { Clear(); }
 
 std::uint64_t Keyspace::Hash(std::string_view key) const {
   return HashBytes(key.data(), key.size(), seed_);
@@ -144,8 +142,7 @@ Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms) {
 
 const Entry* Keyspace::Peek(std::string_view key) const {
   if (size() == 0) return nullptr;
-  Entry** link =
-      const_cast<Keyspace*>(this)->FindLink(key, static_cast<std::uint32_t>(Hash(key)));
+  Entry** link = const_cast<Keyspace*>(this)->FindLink(key, static_cast<std::uint32_t>(Hash(key)));
   return link == nullptr ? nullptr : *link;
 }
 
@@ -367,8 +364,7 @@ std::uint64_t Keyspace::ScanStep(std::uint64_t v, std::vector<Entry*>& out) cons
   return v;
 }
 
-std::uint64_t Keyspace::Scan(std::uint64_t cursor, std::size_t count,
-                             std::vector<Entry*>& out) {
+std::uint64_t Keyspace::Scan(std::uint64_t cursor, std::size_t count, std::vector<Entry*>& out) {
   if (size() == 0) return 0;
   std::size_t steps = count * 10;
   do {

@@ -7,6 +7,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -310,12 +311,9 @@ void DebugCommand(CommandContext& ctx) {
     }
     ctx.reply.Ok();
   } else if (ArgIs(sub, "set-active-expire") && ctx.argc() == 3) {
-    std::int64_t on = 0;
-    if (!protocol::ParseStrictInt64(ctx.arg(2), on)) {
-      ctx.reply.Error(errors::kNotInteger);
-      return;
-    }
-    ctx.server.active_expire_enabled = on != 0;
+    // Redis reads the flag with atoi(): text that is not a number switches expiry off.
+    const std::string flag(ctx.arg(2));
+    ctx.server.active_expire_enabled = std::atoi(flag.c_str()) != 0;
     ctx.reply.Ok();
   } else if (ArgIs(sub, "object") && ctx.argc() == 3) {
     const storage::Entry* e = ctx.keyspace().Find(ctx.arg(2), ctx.now_ms);
@@ -327,8 +325,8 @@ void DebugCommand(CommandContext& ctx) {
     const std::string_view value = e->value();
     std::int64_t n = 0;
     const char* encoding = protocol::ParseStrictInt64(value, n) ? "int"
-                           : value.size() <= 44                  ? "embstr"
-                                                                 : "raw";
+                           : value.size() <= 44                 ? "embstr"
+                                                                : "raw";
     std::snprintf(line, sizeof(line),
                   "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 "
                   "lru_seconds_idle:0",
@@ -337,10 +335,16 @@ void DebugCommand(CommandContext& ctx) {
   } else if (ArgIs(sub, "log") && ctx.argc() == 3) {
     ctx.reply.Ok();
   } else if (ArgIs(sub, "set-disable-deny-scripts") && ctx.argc() == 3) {
+    std::int64_t on = 0;
+    if (!protocol::ParseStrictInt64(ctx.arg(2), on)) {
+      ctx.reply.Error(errors::kNotInteger);
+      return;
+    }
+    ctx.server.scripts_may_call_debug = on != 0;
     ctx.reply.Ok();
   } else {
-    ctx.reply.Error(
-        {"ERR unknown subcommand or wrong number of arguments for '", sub, "'. Try DEBUG HELP."});
+    ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '",
+                     errors::CString(sub), "'. Try DEBUG HELP."});
   }
 }
 

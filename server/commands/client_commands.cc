@@ -20,12 +20,12 @@ void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d sub=0 psub=0 "
       "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
       "oll=0 omem=0 tot-mem=%zu events=r cmd=%.*s user=default redir=-1 resp=%d",
-      static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd,
-      s.name.c_str(), static_cast<long long>((now_ms - s.created_ms) / 1000),
-      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.db,
-      s.query_buffer_bytes, s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free,
-      s.query_buffer_bytes, s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
-      static_cast<int>(cmd.size()), cmd.data(), s.resp);
+      static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
+      static_cast<long long>((now_ms - s.created_ms) / 1000),
+      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.db, s.query_buffer_bytes,
+      s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes,
+      s.query_buffer_bytes + s.query_buffer_free + s.output_bytes, static_cast<int>(cmd.size()),
+      cmd.data(), s.resp);
   if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof(buf) ? n : sizeof(buf) - 1);
   out.append(" lib-name=");
   out.append(s.lib_name);
@@ -83,6 +83,7 @@ void ClientInfoCommand(CommandContext& ctx) {
 
 void ClientListCommand(CommandContext& ctx) {
   std::vector<std::uint64_t> ids;
+  bool by_id = false;
   if (ctx.argc() == 4 && ArgIs(ctx.arg(2), "type")) {
     const std::string_view type = ctx.arg(3);
     if (!ArgIs(type, "normal") && !ArgIs(type, "master") && !ArgIs(type, "replica") &&
@@ -95,13 +96,15 @@ void ClientListCommand(CommandContext& ctx) {
       return;
     }
   } else if (ctx.argc() > 3 && ArgIs(ctx.arg(2), "id")) {
+    by_id = true;
     for (std::size_t j = 3; j < ctx.argc(); ++j) {
+      // Any integer is a valid id to ask for; ids below 1 just match no client.
       std::int64_t id = 0;
-      if (!protocol::ParseStrictInt64(ctx.arg(j), id) || id < 1) {
+      if (!protocol::ParseStrictInt64(ctx.arg(j), id)) {
         ctx.reply.Error(errors::kInvalidClientId);
         return;
       }
-      ids.push_back(static_cast<std::uint64_t>(id));
+      if (id > 0) ids.push_back(static_cast<std::uint64_t>(id));
     }
   } else if (ctx.argc() != 2) {
     ctx.reply.Error(errors::kSyntax);
@@ -110,7 +113,7 @@ void ClientListCommand(CommandContext& ctx) {
   const std::int64_t now_ms = ctx.server.clock.NowMs();
   std::string text;
   auto add = [&](const Session& s) {
-    if (!ids.empty() && std::find(ids.begin(), ids.end(), s.id) == ids.end()) return;
+    if (by_id && std::find(ids.begin(), ids.end(), s.id) == ids.end()) return;
     AppendClientLine(s, now_ms, text);
   };
   if (ctx.server.connections != nullptr) {

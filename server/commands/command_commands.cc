@@ -16,11 +16,16 @@ struct FlagName {
 
 // In the order Redis lists them.
 constexpr FlagName kFlagNames[] = {
-    {kWrite, "write"},         {kReadOnly, "readonly"},
-    {kDenyOom, "denyoom"},     {kAdmin, "admin"},
-    {kNoScript, "noscript"},   {kLoading, "loading"},
-    {kStale, "stale"},         {kSkipMonitor, "skip_monitor"},
-    {kFast, "fast"},           {kNoAuth, "no_auth"},
+    {kWrite, "write"},
+    {kReadOnly, "readonly"},
+    {kDenyOom, "denyoom"},
+    {kAdmin, "admin"},
+    {kNoScript, "noscript"},
+    {kLoading, "loading"},
+    {kStale, "stale"},
+    {kSkipMonitor, "skip_monitor"},
+    {kFast, "fast"},
+    {kNoAuth, "no_auth"},
     {kNoMandatoryKeys, "no_mandatory_keys"},
     {kMovableKeys, "movablekeys"},
     {kAllowBusy, "allow_busy"},
@@ -115,15 +120,26 @@ void WriteInfo(protocol::ReplyWriter& r, const CommandSpec& spec) {
     r.Status(rest.substr(0, space));
     rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
   }
-  r.ArrayHeader(0);  // tips
-  r.ArrayHeader(0);  // key specifications: not published
+  // Redis sends an absent tip list, the key specifications and an absent subcommand list as
+  // sets (arrays in RESP2).
+  r.SetHeader(0);  // tips
+  r.SetHeader(0);  // key specifications: not published
   if (spec.is_container()) {
     const auto subs = spec.subcommands();
     r.ArrayHeader(subs.size());
     for (const CommandSpec& sub : subs) WriteInfo(r, sub);
   } else {
-    r.ArrayHeader(0);
+    r.SetHeader(0);
   }
+}
+
+// COMMAND INFO and DOCS take a full name: "get", "client" or "client|list" (lookupCommandBySds).
+const CommandSpec* FindByFullName(std::string_view name) {
+  const std::size_t bar = name.find('|');
+  if (bar == std::string_view::npos) return FindTopLevelCommand(name);
+  const CommandSpec* container = FindTopLevelCommand(name.substr(0, bar));
+  if (container == nullptr || !container->is_container()) return nullptr;
+  return FindCommand(container->subcommands(), name.substr(bar + 1));
 }
 
 void WriteDoc(protocol::ReplyWriter& r, const CommandSpec& spec) {
@@ -163,7 +179,7 @@ void CommandInfoCommand(CommandContext& ctx) {
   }
   ctx.reply.ArrayHeader(ctx.argc() - 2);
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    const CommandSpec* spec = FindTopLevelCommand(ctx.arg(j));
+    const CommandSpec* spec = FindByFullName(ctx.arg(j));
     if (spec == nullptr) {
       ctx.reply.Null();
     } else {
@@ -180,7 +196,7 @@ void CommandDocsCommand(CommandContext& ctx) {
   }
   std::vector<const CommandSpec*> found;
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    if (const CommandSpec* spec = FindTopLevelCommand(ctx.arg(j))) found.push_back(spec);
+    if (const CommandSpec* spec = FindByFullName(ctx.arg(j))) found.push_back(spec);
   }
   ctx.reply.MapHeader(found.size());
   for (const CommandSpec* spec : found) WriteDoc(ctx.reply, *spec);

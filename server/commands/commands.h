@@ -55,4 +55,10 @@ void WaitCommand(CommandContext& ctx);
 void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
 
+// scripting/script_commands.cc
+void EvalCommand(CommandContext& ctx);
+void EvalshaCommand(CommandContext& ctx);
+void EvalRoCommand(CommandContext& ctx);
+void EvalshaRoCommand(CommandContext& ctx);
+
 }  // namespace warden::server

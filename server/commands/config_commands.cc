@@ -10,17 +10,22 @@ namespace warden::server {
 namespace {
 
 void ConfigGetCommand(CommandContext& ctx) {
-  const std::vector<ConfigValue> values = ConfigValues(ctx.server.config);
+  std::vector<ConfigValue> values = ConfigValues(ctx.server.config);
   // The union over all patterns, each option once.
   std::vector<bool> selected(values.size(), false);
   std::size_t count = 0;
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
     const std::string_view pattern = ctx.arg(j);
+    // Redis looks a name without glob characters up directly (no escapes) and replies it as
+    // typed: "CONFIG GET MAXMEMORY" answers "MAXMEMORY".
+    const bool exact = pattern.find_first_of("[*?") == std::string_view::npos;
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (selected[i]) continue;
-      if (storage::GlobMatchNoCase(pattern, values[i].name)) {
+      if (exact ? ArgIs(pattern, values[i].name)
+                : storage::GlobMatchNoCase(pattern, values[i].name)) {
         selected[i] = true;
         ++count;
+        if (exact) values[i].name = pattern;
       }
     }
   }

@@ -61,8 +61,12 @@ void ResetCommand(CommandContext& ctx) {
 
 void SelectCommand(CommandContext& ctx) {
   std::int64_t index = 0;
-  if (!protocol::ParseStrictInt64(ctx.arg(1), index) || index < INT32_MIN || index > INT32_MAX) {
+  if (!protocol::ParseStrictInt64(ctx.arg(1), index)) {
     ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (index < INT32_MIN || index > INT32_MAX) {
+    ctx.reply.Error(errors::kIntOutOfRange);
     return;
   }
   if (index < 0 || index >= ctx.server.config.databases) {
@@ -106,7 +110,7 @@ void HelloCommand(CommandContext& ctx) {
       ctx.session.name.assign(name);
       ++j;
     } else {
-      ctx.reply.Error({"ERR Syntax error in HELLO option '", opt, "'"});
+      ctx.reply.Error({"ERR Syntax error in HELLO option '", errors::CString(opt), "'"});
       return;
     }
   }

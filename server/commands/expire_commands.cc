@@ -107,8 +107,9 @@ void TtlGeneric(CommandContext& ctx, TtlUnit unit, bool absolute) {
     ms -= LiveNowMs(ctx);
     if (ms < 0) ms = 0;
   }
-  // Seconds are rounded to the nearest, half up, as Redis does: (ms + 500) / 1000.
-  ctx.reply.Integer(unit == TtlUnit::kMilliseconds ? ms : (ms + 500) / 1000);
+  // Seconds are rounded to the nearest, half up, as Redis does: (ms + 500) / 1000, computed
+  // without overflowing for deadlines near INT64_MAX (ms is never negative here).
+  ctx.reply.Integer(unit == TtlUnit::kMilliseconds ? ms : ms / 1000 + (ms % 1000 + 500) / 1000);
 }
 
 }  // namespace

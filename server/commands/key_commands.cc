@@ -95,16 +95,17 @@ void ScanCommand(CommandContext& ctx) {
   std::vector<Entry*> found;
   storage::Keyspace& keyspace = ctx.keyspace();
   cursor = keyspace.Scan(cursor, static_cast<std::size_t>(count), found);
-  // Filter as Redis does: pattern, then type, then expiry (expired keys that pass the filters are
-  // removed). Entries erased here are never touched again.
+  // Filter as Redis does: pattern, then type, then expiry. Redis's type filter looks the key up,
+  // which removes it if it has expired, so every expired key that passes the pattern is removed,
+  // whatever its type. Entries erased here are never touched again.
   std::size_t kept = 0;
   for (Entry* e : found) {
     if (use_pattern && !storage::GlobMatch(pattern, e->key())) continue;
-    if (use_type && !ArgIs(type, "string")) continue;
     if (e->ExpiredAt(ctx.now_ms)) {
       keyspace.Erase(e);
       continue;
     }
+    if (use_type && !ArgIs(type, "string")) continue;
     found[kept++] = e;
   }
   ctx.reply.ArrayHeader(2);
@@ -150,6 +151,7 @@ void FlushdbCommand(CommandContext& ctx) {
     return;
   }
   ctx.keyspace().Clear();
+  ctx.server.active_expiry.ResetStats();
   ctx.reply.Ok();
 }
 

@@ -183,8 +183,8 @@ std::optional<std::string_view> ParseSetOptions(std::span<const std::string_view
     } else if (ArgIs(opt, "keepttl") &&
                (out.expiry == SetExpiry::kNone || out.expiry == SetExpiry::kKeepTtl)) {
       out.expiry = SetExpiry::kKeepTtl;
-    } else if (has_next && (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") ||
-                            ArgIs(opt, "pxat"))) {
+    } else if (has_next &&
+               (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") || ArgIs(opt, "pxat"))) {
       const SetExpiry kind = ArgIs(opt, "ex")     ? SetExpiry::kEx
                              : ArgIs(opt, "px")   ? SetExpiry::kPx
                              : ArgIs(opt, "exat") ? SetExpiry::kExat

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds warden and its tests twice (optimized, and with
+# AddressSanitizer + UndefinedBehaviorSanitizer), and runs the whole suite on both builds:
+# unit, end-to-end (real redis-cli and sockets) and differential (the same commands against
+# redis-server and warden, replies compared byte for byte).
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/install-deps.sh
+jobs=$(nproc)
+
+scripts/check-source.sh
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARDEN_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWARDEN_SANITIZE=ON -DWARDEN_WERROR=ON \
+  -DWARDEN_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Source checks that need no build: formatting, and the module boundaries (protocol/ and
+# storage/ depend on nothing of ours, nor on libuv or Lua).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+files=$(git ls-files '*.cc' '*.h')
+if ! clang-format --dry-run --Werror $files; then
+  echo "check-source: clang-format would change the files above (run clang-format -i)" >&2
+  exit 1
+fi
+
+if grep -nE '#include (<uv\.h>|<lua|"lua|"server/)' protocol/* storage/*; then
+  echo "check-source: protocol/ and storage/ must not include server/, libuv or Lua" >&2
+  exit 1
+fi
+if grep -nE '#include "storage/' protocol/*; then
+  echo "check-source: protocol/ must not include storage/" >&2
+  exit 1
+fi
+if grep -nE '#include "protocol/' storage/*; then
+  echo "check-source: storage/ must not include protocol/" >&2
+  exit 1
+fi
+echo "check-source: ok"

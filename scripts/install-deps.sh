@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what warden needs to build, test and benchmark on Debian 12, skipping what is there.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config clang-format
+  libuv1-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
+  googletest libgtest-dev libbenchmark-dev
+  redis-server redis-tools
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+# redis-server is only the reference for tests: keep its packaged service from taking port 6379.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+  "${sudo_cmd[@]}" chmod +x /usr/sbin/policy-rc.d
+  trap '"${sudo_cmd[@]}" rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,276 @@
+#include "server/scripting/lua_bridge.h"
+
+#include <lua.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace warden::server {
+namespace {
+
+void SetStringField(lua_State* lua, const char* name, std::string_view value) {
+  lua_pushlstring(lua, value.data(), value.size());
+  lua_setfield(lua, -2, name);
+}
+
+// Reads t[name] without metamethods and leaves it on the stack.
+int RawField(lua_State* lua, int table, const char* name) {
+  lua_pushstring(lua, name);
+  lua_rawget(lua, table);
+  return lua_type(lua, -1);
+}
+
+void WriteStatusLine(protocol::ReplyWriter& out, std::string_view text) {
+  std::string line(text);
+  for (char& c : line) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  out.Status(line);
+}
+
+}  // namespace
+
+std::int64_t TruncateNumber(double value) {
+  if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0)) return INT64_MIN;
+  return static_cast<std::int64_t>(value);
+}
+
+void PushErrorTable(lua_State* lua, std::string_view text) {
+  std::string code = "ERR";
+  std::string_view message = text;
+  if (!text.empty() && text[0] == '-') {
+    const std::size_t space = text.find(' ');
+    if (space == std::string_view::npos) {
+      message = text.substr(1);
+    } else {
+      code.assign(text.substr(1, space - 1));
+      message = text.substr(space + 1);
+    }
+  }
+  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
+    message.remove_suffix(1);
+  }
+  while (!message.empty() && (message.front() == '\r' || message.front() == '\n')) {
+    message.remove_prefix(1);
+  }
+  code.push_back(' ');
+  code.append(message);
+  lua_newtable(lua);
+  SetStringField(lua, "err", code);
+}
+
+void PushReply(lua_State* lua, const protocol::Reply& reply, int resp) {
+  using protocol::ReplyType;
+  if (!lua_checkstack(lua, 5)) {
+    PushErrorTable(lua, "reached lua stack limit");
+    return;
+  }
+  switch (reply.type) {
+    case ReplyType::kStatus:
+      lua_newtable(lua);
+      SetStringField(lua, "ok", reply.text);
+      return;
+    case ReplyType::kError: {
+      std::string text = "-";
+      text.append(reply.text);
+      PushErrorTable(lua, text);
+      // The command already counted this error; Redis marks the table so it is not counted again.
+      lua_pushboolean(lua, 1);
+      lua_setfield(lua, -2, "ignore_error_stats_update");
+      return;
+    }
+    case ReplyType::kInteger:
+      lua_pushnumber(lua, static_cast<lua_Number>(reply.integer));
+      return;
+    case ReplyType::kBulk:
+      lua_pushlstring(lua, reply.text.data(), reply.text.size());
+      return;
+    case ReplyType::kNull:
+      if (resp == 3) {
+        lua_pushnil(lua);
+      } else {
+        lua_pushboolean(lua, 0);
+      }
+      return;
+    case ReplyType::kArray:
+    case ReplyType::kPush:
+      lua_createtable(lua, static_cast<int>(reply.elements.size()), 0);
+      for (std::size_t i = 0; i < reply.elements.size(); ++i) {
+        PushReply(lua, reply.elements[i], resp);
+        lua_rawseti(lua, -2, static_cast<int>(i + 1));
+      }
+      return;
+    case ReplyType::kSet:
+      lua_newtable(lua);
+      lua_newtable(lua);
+      for (const protocol::Reply& element : reply.elements) {
+        PushReply(lua, element, resp);
+        lua_pushboolean(lua, 1);
+        lua_rawset(lua, -3);
+      }
+      lua_setfield(lua, -2, "set");
+      return;
+    case ReplyType::kMap:
+      lua_newtable(lua);
+      lua_newtable(lua);
+      for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+        PushReply(lua, reply.elements[i], resp);
+        PushReply(lua, reply.elements[i + 1], resp);
+        lua_rawset(lua, -3);
+      }
+      lua_setfield(lua, -2, "map");
+      return;
+    case ReplyType::kBoolean:
+      lua_pushboolean(lua, reply.boolean ? 1 : 0);
+      return;
+    case ReplyType::kDouble:
+      lua_newtable(lua);
+      lua_pushnumber(lua, reply.number);
+      lua_setfield(lua, -2, "double");
+      return;
+    case ReplyType::kBigNumber:
+      lua_newtable(lua);
+      SetStringField(lua, "big_number", reply.text);
+      return;
+    case ReplyType::kVerbatim:
+      lua_newtable(lua);
+      lua_newtable(lua);
+      SetStringField(lua, "format", reply.format);
+      SetStringField(lua, "string", reply.text);
+      lua_setfield(lua, -2, "verbatim_string");
+      return;
+  }
+}
+
+void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& out) {
+  index = index < 0 ? lua_gettop(lua) + index + 1 : index;
+  switch (lua_type(lua, index)) {
+    case LUA_TSTRING: {
+      std::size_t len = 0;
+      const char* s = lua_tolstring(lua, index, &len);
+      out.Bulk(std::string_view(s, len));
+      return;
+    }
+    case LUA_TBOOLEAN: {
+      const bool value = lua_toboolean(lua, index) != 0;
+      if (resp == 3) {
+        out.Boolean(value);
+      } else if (value) {
+        out.Integer(1);
+      } else {
+        out.Null();
+      }
+      return;
+    }
+    case LUA_TNUMBER:
+      out.Integer(TruncateNumber(lua_tonumber(lua, index)));
+      return;
+    case LUA_TTABLE:
+      break;
+    default:
+      out.Null();
+      return;
+  }
+  // Tables: the special shapes first, read raw so no metamethod runs.
+  if (!lua_checkstack(lua, 4)) {
+    out.Error("ERR reached lua stack limit");
+    return;
+  }
+  const int top = lua_gettop(lua);
+  std::size_t len = 0;
+  if (RawField(lua, index, "err") == LUA_TSTRING) {
+    const char* s = lua_tolstring(lua, -1, &len);
+    out.Error(std::string_view(s, len));
+    lua_settop(lua, top);
+    return;
+  }
+  lua_settop(lua, top);
+  if (RawField(lua, index, "ok") == LUA_TSTRING) {
+    const char* s = lua_tolstring(lua, -1, &len);
+    WriteStatusLine(out, std::string_view(s, len));
+    lua_settop(lua, top);
+    return;
+  }
+  lua_settop(lua, top);
+  if (RawField(lua, index, "double") == LUA_TNUMBER) {
+    out.Double(lua_tonumber(lua, -1));
+    lua_settop(lua, top);
+    return;
+  }
+  lua_settop(lua, top);
+  if (RawField(lua, index, "big_number") == LUA_TSTRING) {
+    const char* s = lua_tolstring(lua, -1, &len);
+    std::string digits(s, len);
+    for (char& c : digits) {
+      if (c == '\r' || c == '\n') c = ' ';
+    }
+    out.BigNumber(digits);
+    lua_settop(lua, top);
+    return;
+  }
+  lua_settop(lua, top);
+  if (RawField(lua, index, "map") == LUA_TTABLE) {
+    const int map = lua_gettop(lua);
+    std::size_t pairs = 0;
+    lua_pushnil(lua);
+    while (lua_next(lua, map) != 0) {
+      ++pairs;
+      lua_pop(lua, 1);
+    }
+    out.MapHeader(pairs);
+    lua_pushnil(lua);
+    while (lua_next(lua, map) != 0) {
+      WriteLuaValue(lua, -2, resp, out);
+      WriteLuaValue(lua, -1, resp, out);
+      lua_pop(lua, 1);
+    }
+    lua_settop(lua, top);
+    return;
+  }
+  lua_settop(lua, top);
+  if (RawField(lua, index, "set") == LUA_TTABLE) {
+    const int set = lua_gettop(lua);
+    std::size_t count = 0;
+    lua_pushnil(lua);
+    while (lua_next(lua, set) != 0) {
+      ++count;
+      lua_pop(lua, 1);
+    }
+    out.SetHeader(count);
+    lua_pushnil(lua);
+    while (lua_next(lua, set) != 0) {
+      WriteLuaValue(lua, -2, resp, out);
+      lua_pop(lua, 1);
+    }
+    lua_settop(lua, top);
+    return;
+  }
+  lua_settop(lua, top);
+  if (RawField(lua, index, "verbatim_string") == LUA_TTABLE) {
+    const int verbatim = lua_gettop(lua);
+    if (RawField(lua, verbatim, "string") == LUA_TSTRING) {
+      const char* s = lua_tolstring(lua, -1, &len);
+      out.Verbatim(std::string_view(s, len));
+      lua_settop(lua, top);
+      return;
+    }
+  }
+  lua_settop(lua, top);
+  // An array: t[1], t[2], ... up to the first nil; the hash part is ignored.
+  std::size_t count = 0;
+  while (true) {
+    lua_rawgeti(lua, index, static_cast<int>(count + 1));
+    const bool end = lua_isnil(lua, -1);
+    lua_pop(lua, 1);
+    if (end) break;
+    ++count;
+  }
+  out.ArrayHeader(count);
+  for (std::size_t i = 1; i <= count; ++i) {
+    lua_rawgeti(lua, index, static_cast<int>(i));
+    WriteLuaValue(lua, -1, resp, out);
+    lua_pop(lua, 1);
+  }
+}
+
+}  // namespace warden::server

@@ -1,0 +1,29 @@
+// Conversions between RESP replies and Lua values, both ways, with Redis 7.0's rules.
+#pragma once
+
+#include <string_view>
+
+#include "protocol/reply_reader.h"
+#include "protocol/reply_writer.h"
+
+struct lua_State;
+
+namespace warden::server {
+
+// Pushes the Lua value for a command's reply, as redis.call returns it. `resp` is the script's
+// protocol (redis.setresp): in RESP2 a null is false, in RESP3 nil.
+void PushReply(lua_State* lua, const protocol::Reply& reply, int resp);
+
+// Writes the value at `index` as the script's reply. `resp` is the script's protocol, which
+// decides how booleans are sent; the writer's protocol is the client's.
+void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& out);
+
+// Pushes a Redis error table {err = "<CODE> <message>"}, built as Redis's luaPushErrorBuff does:
+// "-CODE msg" keeps CODE, anything else gets "ERR " in front; trailing CR/LF are trimmed.
+void PushErrorTable(lua_State* lua, std::string_view text);
+
+// Lua numbers become integers by C truncation; values outside int64 (and NaN) become INT64_MIN,
+// as the x86 conversion Redis relies on does.
+std::int64_t TruncateNumber(double value);
+
+}  // namespace warden::server

@@ -1,0 +1,351 @@
+#include "server/scripting/lua_sandbox.h"
+
+#include <lua.hpp>
+
+#include <climits>
+#include <cstddef>
+#include <initializer_list>
+
+extern "C" {
+int luaopen_cjson(lua_State* lua);
+int luaopen_bit(lua_State* lua);
+}
+
+namespace warden::server {
+namespace {
+
+constexpr char kReadonly[] = "Attempt to modify a readonly table";
+// Registry keys.
+constexpr char kProxiesKey[] = "warden.proxies";  // proxy -> real table (weak keys)
+constexpr char kGlobalsProxyKey[] = "warden.globals";
+constexpr char kDecoyKey[] = "warden.decoy";
+
+// Replaces the value at `index` with the real table behind it, if it is a proxy.
+void Unwrap(lua_State* lua, int index) {
+  if (!lua_istable(lua, index)) return;
+  lua_getfield(lua, LUA_REGISTRYINDEX, kProxiesKey);
+  lua_pushvalue(lua, index);
+  lua_rawget(lua, -2);
+  if (lua_istable(lua, -1)) lua_replace(lua, index);
+  else lua_pop(lua, 1);
+  lua_pop(lua, 1);
+}
+
+bool IsProxy(lua_State* lua, int index) {
+  if (!lua_istable(lua, index)) return false;
+  lua_getfield(lua, LUA_REGISTRYINDEX, kProxiesKey);
+  lua_pushvalue(lua, index);
+  lua_rawget(lua, -2);
+  const bool proxy = !lua_isnil(lua, -1);
+  lua_pop(lua, 2);
+  return proxy;
+}
+
+// Raised without a position, as Redis's patched rawset and setmetatable do.
+int RaiseReadonly(lua_State* lua) {
+  lua_pushstring(lua, kReadonly);
+  return lua_error(lua);
+}
+
+int ReadonlyNewIndex(lua_State* lua) { return luaL_error(lua, kReadonly); }
+
+int GlobalIndex(lua_State* lua) {
+  lua_pushvalue(lua, 2);
+  lua_rawget(lua, lua_upvalueindex(1));
+  if (lua_isnil(lua, -1)) {
+    const char* name = lua_tostring(lua, 2);
+    return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'",
+                      name != nullptr ? name : "?");
+  }
+  return 1;
+}
+
+// Calls the original function (upvalue 1) with the arguments, after unwrapping the first one.
+int CallUnwrappingFirst(lua_State* lua) {
+  Unwrap(lua, 1);
+  const int args = lua_gettop(lua);
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_insert(lua, 1);
+  lua_call(lua, args, LUA_MULTRET);
+  return lua_gettop(lua);
+}
+
+// Refuses proxies as first argument, then calls the original (upvalue 1).
+int CallRefusingProxy(lua_State* lua) {
+  if (IsProxy(lua, 1)) return RaiseReadonly(lua);
+  const int args = lua_gettop(lua);
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_insert(lua, 1);
+  lua_call(lua, args, LUA_MULTRET);
+  return lua_gettop(lua);
+}
+
+// pairs(t): the wrapped next over the real table.
+int Pairs(lua_State* lua) {
+  luaL_checkany(lua, 1);
+  Unwrap(lua, 1);
+  lua_pushvalue(lua, lua_upvalueindex(1));  // next
+  lua_pushvalue(lua, 1);
+  lua_pushnil(lua);
+  return 3;
+}
+
+// unpack(t, i, j) with the range checked in 64 bits: Lua 5.1's own check overflows for ranges
+// like (0, 2^31-1) and crashes the process (the Lua sandbox escape reported against Redis).
+int Unpack(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  Unwrap(lua, 1);
+  const lua_Integer first = luaL_optint(lua, 2, 1);
+  const lua_Integer last =
+      lua_isnoneornil(lua, 3) ? static_cast<lua_Integer>(luaL_getn(lua, 1)) : luaL_checkint(lua, 3);
+  if (first > last) return 0;
+  const long long count = static_cast<long long>(last) - static_cast<long long>(first) + 1;
+  if (count >= INT_MAX || !lua_checkstack(lua, static_cast<int>(count))) {
+    return luaL_error(lua, "too many results to unpack");
+  }
+  for (long long i = first; i <= last; ++i) lua_rawgeti(lua, 1, static_cast<int>(i));
+  return static_cast<int>(count);
+}
+
+// bit.tohex(x, n) with n clamped: LuaBitOp 1.0.2 negates n, which overflows for INT_MIN and
+// writes outside its buffer (CVE-2024-31449 in Redis).
+int BitTohex(lua_State* lua) {
+  if (!lua_isnoneornil(lua, 2)) {
+    const lua_Number n = luaL_checknumber(lua, 2);
+    if (n < -8 || n > 8) {
+      lua_pushnumber(lua, n < 0 ? -8 : 8);
+      lua_replace(lua, 2);
+    }
+  }
+  const int args = lua_gettop(lua);
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_insert(lua, 1);
+  lua_call(lua, args, 1);
+  return 1;
+}
+
+bool IsBytecode(const char* s, std::size_t len) { return len > 0 && s[0] == LUA_SIGNATURE[0]; }
+
+// Sets the sandboxed globals as environment of the function on top of the stack.
+void SetSandboxEnv(lua_State* lua) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, kGlobalsProxyKey);
+  lua_setfenv(lua, -2);
+}
+
+int LoadChunk(lua_State* lua, const char* s, std::size_t len, const char* chunkname) {
+  if (IsBytecode(s, len)) {
+    lua_pushnil(lua);
+    lua_pushstring(lua, "loading precompiled chunks is not allowed");
+    return 2;
+  }
+  // The chunk name stays on the stack while Lua parses: an unanchored name can be collected in
+  // the middle of parsing (CVE-2025-49844 in Redis's Lua).
+  lua_pushstring(lua, chunkname);
+  if (luaL_loadbuffer(lua, s, len, chunkname) != 0) {
+    lua_pushnil(lua);
+    lua_insert(lua, -2);
+    return 2;
+  }
+  SetSandboxEnv(lua);
+  return 1;
+}
+
+int Loadstring(lua_State* lua) {
+  std::size_t len = 0;
+  const char* s = luaL_checklstring(lua, 1, &len);
+  const char* chunkname = luaL_optstring(lua, 2, s);
+  return LoadChunk(lua, s, len, chunkname);
+}
+
+int Load(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TFUNCTION);
+  const char* chunkname = luaL_optstring(lua, 2, "=(load)");
+  luaL_Buffer buffer;
+  luaL_buffinit(lua, &buffer);
+  while (true) {
+    lua_pushvalue(lua, 1);
+    lua_call(lua, 0, 1);
+    if (lua_isnil(lua, -1)) {
+      lua_pop(lua, 1);
+      break;
+    }
+    if (!lua_isstring(lua, -1)) return luaL_error(lua, "reader function must return a string");
+    std::size_t len = 0;
+    lua_tolstring(lua, -1, &len);
+    if (len == 0) {
+      lua_pop(lua, 1);
+      break;
+    }
+    luaL_addvalue(&buffer);
+  }
+  luaL_pushresult(&buffer);
+  std::size_t len = 0;
+  const char* s = lua_tolstring(lua, -1, &len);
+  return LoadChunk(lua, s, len, chunkname);
+}
+
+// Redis's pcall: an error that is a Redis error table comes back as its err string.
+int Pcall(lua_State* lua) {
+  luaL_checkany(lua, 1);
+  const int args = lua_gettop(lua);
+  lua_pushboolean(lua, 1);
+  lua_insert(lua, 1);
+  if (lua_pcall(lua, args - 1, LUA_MULTRET, 0) != 0) {
+    lua_remove(lua, 1);
+    if (lua_istable(lua, -1)) {
+      lua_getfield(lua, -1, "err");
+      if (lua_isstring(lua, -1)) {
+        lua_replace(lua, -2);
+      } else {
+        lua_pop(lua, 1);
+      }
+    }
+    lua_pushboolean(lua, 0);
+    lua_insert(lua, 1);
+  }
+  return lua_gettop(lua);
+}
+
+void WrapGlobal(lua_State* lua, int table, const char* name, lua_CFunction wrapper) {
+  lua_getfield(lua, table, name);
+  lua_pushcclosure(lua, wrapper, 1);
+  lua_setfield(lua, table, name);
+}
+
+// Pushes a read-only proxy of the table at `index`.
+void PushProxy(lua_State* lua, int index, bool strict_globals) {
+  index = index < 0 ? lua_gettop(lua) + index + 1 : index;
+  lua_newtable(lua);  // proxy
+  lua_newtable(lua);  // its metatable
+  lua_pushvalue(lua, index);
+  if (strict_globals) lua_pushcclosure(lua, GlobalIndex, 1);
+  lua_setfield(lua, -2, "__index");
+  lua_pushcfunction(lua, ReadonlyNewIndex);
+  lua_setfield(lua, -2, "__newindex");
+  lua_getfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
+  if (lua_isnil(lua, -1)) {
+    lua_pop(lua, 1);
+    lua_pushboolean(lua, 0);
+  }
+  lua_setfield(lua, -2, "__metatable");
+  lua_setmetatable(lua, -2);
+  lua_getfield(lua, LUA_REGISTRYINDEX, kProxiesKey);
+  lua_pushvalue(lua, -2);
+  lua_pushvalue(lua, index);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 1);
+}
+
+}  // namespace
+
+void OpenLibraries(lua_State* lua) {
+  const struct {
+    const char* name;
+    lua_CFunction open;
+  } libraries[] = {
+      {"", luaopen_base},          {LUA_TABLIBNAME, luaopen_table},
+      {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math},
+      {"bit", luaopen_bit},        {"cjson", luaopen_cjson},
+  };
+  for (const auto& lib : libraries) {
+    lua_pushcfunction(lua, lib.open);
+    lua_pushstring(lua, lib.name);
+    lua_call(lua, 1, 0);
+  }
+  // luaopen_cjson leaves its table as a return value only; make sure the global exists.
+  lua_getglobal(lua, "cjson");
+  if (lua_isnil(lua, -1)) {
+    lua_pop(lua, 1);
+    lua_pushcfunction(lua, luaopen_cjson);
+    lua_call(lua, 0, 1);
+    lua_setglobal(lua, "cjson");
+  } else {
+    lua_pop(lua, 1);
+  }
+  for (const char* name : {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy",
+                           "module", "require", "package", "os", "io", "debug"}) {
+    lua_pushnil(lua);
+    lua_setglobal(lua, name);
+  }
+}
+
+int InstallSandbox(lua_State* lua) {
+  const int globals = LUA_GLOBALSINDEX;
+  lua_newtable(lua);
+  lua_newtable(lua);
+  lua_pushstring(lua, "k");
+  lua_setfield(lua, -2, "__mode");
+  lua_setmetatable(lua, -2);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kProxiesKey);
+
+  // The decoy that getmetatable() returns for protected tables: itself read-only.
+  lua_newtable(lua);
+  PushProxy(lua, -1, false);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
+  lua_pop(lua, 1);
+
+  // The string metatable would let a script change every string's methods for every later
+  // script: hide it behind the decoy.
+  lua_pushstring(lua, "");
+  lua_getmetatable(lua, -1);
+  lua_getfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
+  lua_setfield(lua, -2, "__metatable");
+  lua_pop(lua, 2);
+
+  lua_getglobal(lua, "next");
+  const int next = lua_gettop(lua);
+  lua_pushvalue(lua, next);
+  lua_pushcclosure(lua, CallUnwrappingFirst, 1);
+  lua_setfield(lua, globals, "next");
+  lua_getfield(lua, globals, "next");
+  lua_pushcclosure(lua, Pairs, 1);
+  lua_setfield(lua, globals, "pairs");
+  lua_pop(lua, 1);
+  WrapGlobal(lua, globals, "ipairs", CallUnwrappingFirst);
+  WrapGlobal(lua, globals, "rawget", CallUnwrappingFirst);
+  lua_pushcfunction(lua, Unpack);
+  lua_setfield(lua, globals, "unpack");
+  WrapGlobal(lua, globals, "rawset", CallRefusingProxy);
+  WrapGlobal(lua, globals, "setmetatable", CallRefusingProxy);
+  lua_pushcfunction(lua, Loadstring);
+  lua_setfield(lua, globals, "loadstring");
+  lua_pushcfunction(lua, Load);
+  lua_setfield(lua, globals, "load");
+  lua_pushcfunction(lua, Pcall);
+  lua_setfield(lua, globals, "pcall");
+
+  lua_getglobal(lua, LUA_TABLIBNAME);
+  const int table_lib = lua_gettop(lua);
+  for (const char* name : {"insert", "remove", "sort", "setn"}) {
+    WrapGlobal(lua, table_lib, name, CallRefusingProxy);
+  }
+  for (const char* name : {"concat", "getn", "maxn", "foreach", "foreachi"}) {
+    WrapGlobal(lua, table_lib, name, CallUnwrappingFirst);
+  }
+  lua_pop(lua, 1);
+
+  lua_getglobal(lua, "bit");
+  if (lua_istable(lua, -1)) WrapGlobal(lua, lua_gettop(lua), "tohex", BitTohex);
+  lua_pop(lua, 1);
+
+  for (const char* name : {"string", "math", "table", "coroutine", "bit", "cjson", "redis"}) {
+    lua_getglobal(lua, name);
+    if (lua_istable(lua, -1)) {
+      PushProxy(lua, -1, false);
+      lua_setglobal(lua, name);
+    }
+    lua_pop(lua, 1);
+  }
+
+  lua_pushvalue(lua, globals);
+  PushProxy(lua, -1, true);
+  lua_pushvalue(lua, -1);
+  lua_setfield(lua, globals, "_G");
+  lua_pushvalue(lua, -1);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kGlobalsProxyKey);
+  const int ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+  lua_pop(lua, 1);
+  return ref;
+}
+
+}  // namespace warden::server

@@ -1,0 +1,142 @@
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT.
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/errors.h"
+#include "server/scripting/script_engine.h"
+
+namespace warden::server {
+namespace {
+
+enum class Source { kBody, kSha };
+
+void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
+  ScriptEngine& engine = *ctx.server.scripts;
+  // EVALSHA answers NOSCRIPT for a digest of the wrong length before looking at numkeys.
+  if (source == Source::kSha && ctx.arg(1).size() != 40) {
+    ctx.reply.Error(errors::kNoScript);
+    return;
+  }
+  std::int64_t numkeys = 0;
+  if (!protocol::ParseStrictInt64(ctx.arg(2), numkeys)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (numkeys > static_cast<std::int64_t>(ctx.argc()) - 3) {
+    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+    return;
+  }
+  if (numkeys < 0) {
+    ctx.reply.Error("ERR Number of keys can't be negative");
+    return;
+  }
+  char sha[41];
+  const Script* script = nullptr;
+  if (source == Source::kSha) {
+    script = engine.Find(ctx.arg(1));
+    if (script == nullptr) {
+      ctx.reply.Error(errors::kNoScript);
+      return;
+    }
+    for (std::size_t i = 0; i < 40; ++i) {
+      const char c = ctx.arg(1)[i];
+      sha[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    }
+    sha[40] = '\0';
+  } else {
+    script = engine.Load(ctx.arg(1), sha, ctx.reply);
+    if (script == nullptr) return;
+  }
+  if (read_only && script->has_shebang && !script->no_writes) {
+    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+    return;
+  }
+  const auto keys = ctx.args.subspan(3, static_cast<std::size_t>(numkeys));
+  const auto args = ctx.args.subspan(3 + static_cast<std::size_t>(numkeys));
+  engine.Run(*script, std::string_view(sha, 40), ctx.session, keys, args, read_only, ctx.reply);
+}
+
+void ScriptLoadCommand(CommandContext& ctx) {
+  char sha[41];
+  if (ctx.server.scripts->Load(ctx.arg(2), sha, ctx.reply) == nullptr) return;
+  ctx.reply.Bulk(std::string_view(sha, 40));
+}
+
+void ScriptExistsCommand(CommandContext& ctx) {
+  ctx.reply.ArrayHeader(ctx.argc() - 2);
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    ctx.reply.Integer(ctx.server.scripts->Find(ctx.arg(j)) != nullptr ? 1 : 0);
+  }
+}
+
+void ScriptFlushCommand(CommandContext& ctx) {
+  if (ctx.argc() > 3 ||
+      (ctx.argc() == 3 && !ArgIs(ctx.arg(2), "sync") && !ArgIs(ctx.arg(2), "async"))) {
+    ctx.reply.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    return;
+  }
+  ctx.server.scripts->Flush();
+  ctx.reply.Ok();
+}
+
+void ScriptKillCommand(CommandContext& ctx) {
+  switch (ctx.server.scripts->Kill()) {
+    case ScriptEngine::KillResult::kNotBusy:
+      ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+      return;
+    case ScriptEngine::KillResult::kUnkillable:
+      ctx.reply.Error(
+          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+          "can either wait the script termination or kill the server in a hard way using the "
+          "SHUTDOWN NOSAVE command.");
+      return;
+    case ScriptEngine::KillResult::kKilled:
+      ctx.reply.Ok();
+      return;
+  }
+}
+
+void ScriptHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DEBUG (YES|SYNC|NO)",
+      "    Set the debug mode for subsequent scripts executed.",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache. Very dangerous on replicas.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the scripts cache.",
+      "    * SYNC: Synchronously flush the scripts cache.",
+      "KILL",
+      "    Kill the currently executing Lua script.",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Status(line);
+}
+
+// clang-format off
+constexpr CommandSpec kScriptTable[] = {
+    {"script|load",   3, kNoScript | kStale,     ScriptLoadCommand,   0, 0, 0, "@slow @scripting"},
+    {"script|exists", -3, kNoScript,             ScriptExistsCommand, 0, 0, 0, "@slow @scripting"},
+    {"script|flush",  -2, kNoScript,             ScriptFlushCommand,  0, 0, 0, "@slow @scripting"},
+    {"script|kill",   2, kNoScript | kAllowBusy, ScriptKillCommand,   0, 0, 0, "@slow @scripting"},
+    {"script|help",   2, kLoading | kStale,      ScriptHelpCommand,   0, 0, 0, "@slow @scripting"},
+};
+// clang-format on
+
+}  // namespace
+
+void EvalCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kBody, false); }
+void EvalshaCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kSha, false); }
+void EvalRoCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kBody, true); }
+void EvalshaRoCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kSha, true); }
+
+std::span<const CommandSpec> ScriptSubcommands() { return kScriptTable; }
+
+}  // namespace warden::server

@@ -1,0 +1,629 @@
+#include "server/scripting/script_engine.h"
+
+#include <lua.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "protocol/reply_reader.h"
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/dispatcher.h"
+#include "server/errors.h"
+#include "server/log.h"
+#include "server/scripting/lua_bridge.h"
+#include "server/scripting/lua_sandbox.h"
+#include "server/scripting/sha1.h"
+#include "server/server_state.h"
+#include "server/version.h"
+
+namespace warden::server {
+
+struct ScriptEngine::RunState {
+  std::string_view sha;
+  std::int64_t start_us = 0;
+  bool read_only = false;
+  bool wrote = false;
+  bool killed = false;
+};
+
+namespace {
+
+// Redis installs its timeout hook every 100000 VM instructions.
+constexpr int kHookInstructions = 100000;
+// Redis's lrand48 state before any seeding (rand.c: X0, X1, X2).
+constexpr std::uint64_t kDefaultRandomState = 0x1234ABCD330EULL;
+constexpr char kScriptKilled[] = "Script killed by user with SCRIPT KILL...";
+
+// The message handler for every script call: turns the error into a Redis error table and
+// records where in the script it was raised (Redis's __redis__err__handler).
+int ErrorHandler(lua_State* lua) {
+  lua_Debug ar;
+  bool have = lua_getstack(lua, 1, &ar) != 0 && lua_getinfo(lua, "nSl", &ar) != 0;
+  if (have && std::strcmp(ar.what, "C") == 0) {
+    have = lua_getstack(lua, 2, &ar) != 0 && lua_getinfo(lua, "nSl", &ar) != 0;
+  }
+  if (!lua_istable(lua, 1)) {
+    // err = {err = 'ERR ' .. tostring(err)}
+    const char* text = lua_tostring(lua, 1);
+    std::string message = "ERR ";
+    if (text != nullptr) {
+      message += text;
+    } else if (lua_isnil(lua, 1)) {
+      message += "nil";
+    } else if (lua_isboolean(lua, 1)) {
+      message += lua_toboolean(lua, 1) ? "true" : "false";
+    } else {
+      message += luaL_typename(lua, 1);
+    }
+    lua_newtable(lua);
+    lua_pushlstring(lua, message.data(), message.size());
+    lua_setfield(lua, -2, "err");
+    lua_replace(lua, 1);
+  }
+  if (have) {
+    lua_pushstring(lua, ar.source);
+    lua_setfield(lua, 1, "source");
+    lua_pushinteger(lua, ar.currentline);
+    lua_setfield(lua, 1, "line");
+  }
+  lua_settop(lua, 1);
+  return 1;
+}
+
+int Panic(lua_State* lua) {
+  std::fprintf(stderr, "warden: unprotected Lua error: %s\n", lua_tostring(lua, -1));
+  std::abort();
+}
+
+bool IsReadOnlyFlag(std::string_view flag, bool& no_writes) {
+  static constexpr std::string_view kKnown[] = {"no-writes", "allow-oom", "allow-stale",
+                                                "no-cluster", "allow-cross-slot-keys"};
+  for (std::string_view known : kKnown) {
+    if (flag == known) {
+      if (flag == "no-writes") no_writes = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Parses a "#!lua flags=..." first line (Redis's evalExtractShebangFlags). Returns false after
+// writing the error.
+bool ParseShebang(std::string_view body, Script& script, std::size_t& shebang_len,
+                  protocol::ReplyWriter& reply) {
+  shebang_len = 0;
+  if (body.substr(0, 2) != "#!") return true;
+  const std::size_t newline = body.find('\n');
+  if (newline == std::string_view::npos) {
+    reply.Error("ERR Invalid script shebang");
+    return false;
+  }
+  std::string storage;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  if (!protocol::SplitInlineArgs(body.substr(0, newline), storage, spans) || spans.empty()) {
+    reply.Error("ERR Invalid engine in script shebang");
+    return false;
+  }
+  auto part = [&](std::size_t i) {
+    return std::string_view(storage).substr(spans[i].first, spans[i].second);
+  };
+  if (part(0) != "#!lua") {
+    reply.Error({"ERR Unexpected engine in script shebang: ", part(0)});
+    return false;
+  }
+  for (std::size_t i = 1; i < spans.size(); ++i) {
+    std::string_view option = part(i);
+    if (option.substr(0, 6) != "flags=") {
+      reply.Error({"ERR Unknown lua shebang option: ", option});
+      return false;
+    }
+    option.remove_prefix(6);
+    while (true) {
+      const std::size_t comma = option.find(',');
+      const std::string_view flag = option.substr(0, comma);
+      if (!(flag.empty() && comma == std::string_view::npos && option.empty()) &&
+          !IsReadOnlyFlag(flag, script.no_writes)) {
+        reply.Error({"ERR Unexpected flag in script shebang: ", flag});
+        return false;
+      }
+      if (comma == std::string_view::npos) break;
+      option.remove_prefix(comma + 1);
+    }
+  }
+  script.has_shebang = true;
+  shebang_len = newline;
+  return true;
+}
+
+void SetConstant(lua_State* lua, const char* name, lua_Number value) {
+  lua_pushnumber(lua, value);
+  lua_setfield(lua, -2, name);
+}
+
+int ArgCountError(lua_State* lua, std::string_view message) {
+  PushErrorTable(lua, message);
+  return lua_error(lua);
+}
+
+int RedisErrorReply(lua_State* lua) {
+  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
+    PushErrorTable(lua, "wrong number or type of arguments");
+    return 1;
+  }
+  std::size_t len = 0;
+  const char* s = lua_tolstring(lua, 1, &len);
+  std::string text(s, len);
+  if (text.empty() || text[0] != '-') text.insert(0, "-");
+  PushErrorTable(lua, text);
+  return 1;
+}
+
+int RedisStatusReply(lua_State* lua) {
+  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
+    PushErrorTable(lua, "wrong number or type of arguments");
+    return 1;
+  }
+  lua_newtable(lua);
+  lua_pushvalue(lua, 1);
+  lua_setfield(lua, -2, "ok");
+  return 1;
+}
+
+int RedisSha1Hex(lua_State* lua) {
+  if (lua_gettop(lua) != 1) return ArgCountError(lua, "wrong number of arguments");
+  std::size_t len = 0;
+  const char* s = lua_tolstring(lua, 1, &len);
+  char digest[41];
+  Sha1Hex(std::string_view(s != nullptr ? s : "", s != nullptr ? len : 0), digest);
+  lua_pushstring(lua, digest);
+  return 1;
+}
+
+int RedisSetRepl(lua_State* lua) {
+  if (lua_gettop(lua) != 1) return ArgCountError(lua, "redis.set_repl() requires one argument.");
+  const lua_Number flags = lua_tonumber(lua, 1);
+  if (flags < 0 || flags > 3 || flags != std::floor(flags)) {
+    return ArgCountError(
+        lua, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+  }
+  return 0;
+}
+
+int RedisReplicateCommands(lua_State* lua) {
+  lua_pushboolean(lua, 1);
+  return 1;
+}
+
+int RedisBreakpoint(lua_State* lua) {
+  lua_pushboolean(lua, 0);
+  return 1;
+}
+
+int RedisDebug(lua_State*) { return 0; }
+
+int RedisAclCheckCmd(lua_State* lua) {
+  if (lua_gettop(lua) == 0) {
+    return ArgCountError(lua, "Please specify at least one argument for this redis lib call");
+  }
+  std::size_t len = 0;
+  const char* name = lua_tolstring(lua, 1, &len);
+  if (name == nullptr || FindTopLevelCommand(std::string_view(name, len)) == nullptr) {
+    return ArgCountError(lua, "Invalid command passed to redis.acl_check_cmd()");
+  }
+  lua_pushboolean(lua, 1);
+  return 1;
+}
+
+}  // namespace
+
+ScriptEngine::ScriptEngine(ServerState& server)
+    : server_(server),
+      lua_memory_limit_(static_cast<std::size_t>(server.config.script_memory_limit)),
+      random_state_(kDefaultRandomState) {
+  script_session_.is_script = true;
+  script_session_.authenticated = true;
+  if (server.config.seed.has_value()) SeedRandom(static_cast<std::int32_t>(*server.config.seed));
+  CreateState();
+}
+
+ScriptEngine::~ScriptEngine() { DestroyState(); }
+
+ScriptEngine& ScriptEngine::Self(lua_State* lua) {
+  return *static_cast<ScriptEngine*>(lua_touserdata(lua, lua_upvalueindex(1)));
+}
+
+void* ScriptEngine::Allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size) {
+  auto* self = static_cast<ScriptEngine*>(ud);
+  if (new_size == 0) {
+    self->lua_memory_ -= old_size;
+    std::free(ptr);
+    return nullptr;
+  }
+  // The cap applies while a script runs; the engine's own work (conversions after the script)
+  // must not fail half way.
+  const std::size_t grown = new_size > old_size ? new_size - old_size : 0;
+  if (ptr != nullptr || grown > 0) {
+    if (self->running_ != nullptr && self->lua_memory_limit_ != 0 &&
+        self->lua_memory_ + grown > self->lua_memory_limit_) {
+      return nullptr;
+    }
+  }
+  void* block = std::realloc(ptr, new_size);
+  if (block == nullptr) return nullptr;
+  self->lua_memory_ = self->lua_memory_ - (ptr != nullptr ? old_size : 0) + new_size;
+  return block;
+}
+
+void ScriptEngine::CreateState() {
+  lua_ = lua_newstate(Allocate, this);
+  if (lua_ == nullptr) throw std::bad_alloc();
+  lua_atpanic(lua_, Panic);
+  OpenLibraries(lua_);
+
+  // math.random and math.randomseed use Redis's own generator.
+  lua_getglobal(lua_, "math");
+  lua_pushlightuserdata(lua_, this);
+  lua_pushcclosure(lua_, MathRandom, 1);
+  lua_setfield(lua_, -2, "random");
+  lua_pushlightuserdata(lua_, this);
+  lua_pushcclosure(lua_, MathRandomSeed, 1);
+  lua_setfield(lua_, -2, "randomseed");
+  lua_pop(lua_, 1);
+
+  lua_newtable(lua_);
+  const struct {
+    const char* name;
+    lua_CFunction fn;
+    bool needs_engine;
+  } functions[] = {
+      {"call", RedisCall, true},
+      {"pcall", RedisPcall, true},
+      {"setresp", RedisSetResp, true},
+      {"log", RedisLog, true},
+      {"error_reply", RedisErrorReply, false},
+      {"status_reply", RedisStatusReply, false},
+      {"sha1hex", RedisSha1Hex, false},
+      {"set_repl", RedisSetRepl, false},
+      {"replicate_commands", RedisReplicateCommands, false},
+      {"breakpoint", RedisBreakpoint, false},
+      {"debug", RedisDebug, false},
+      {"acl_check_cmd", RedisAclCheckCmd, false},
+  };
+  for (const auto& f : functions) {
+    if (f.needs_engine) {
+      lua_pushlightuserdata(lua_, this);
+      lua_pushcclosure(lua_, f.fn, 1);
+    } else {
+      lua_pushcfunction(lua_, f.fn);
+    }
+    lua_setfield(lua_, -2, f.name);
+  }
+  SetConstant(lua_, "LOG_DEBUG", 0);
+  SetConstant(lua_, "LOG_VERBOSE", 1);
+  SetConstant(lua_, "LOG_NOTICE", 2);
+  SetConstant(lua_, "LOG_WARNING", 3);
+  SetConstant(lua_, "REPL_NONE", 0);
+  SetConstant(lua_, "REPL_AOF", 1);
+  SetConstant(lua_, "REPL_SLAVE", 2);
+  SetConstant(lua_, "REPL_REPLICA", 2);
+  SetConstant(lua_, "REPL_ALL", 3);
+  SetConstant(lua_, "REDIS_VERSION_NUM", kRedisVersionNum);
+  lua_pushlstring(lua_, kRedisVersion.data(), kRedisVersion.size());
+  lua_setfield(lua_, -2, "REDIS_VERSION");
+  lua_setglobal(lua_, "redis");
+
+  lua_pushcfunction(lua_, ErrorHandler);
+  lua_setglobal(lua_, "__redis__err__handler");
+
+  InstallSandbox(lua_);
+  // Keeps the chunk name of every script alive, so parsing never sees it collected.
+  lua_pushstring(lua_, "@user_script");
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.chunkname");
+  lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
+}
+
+void ScriptEngine::DestroyState() {
+  if (lua_ != nullptr) lua_close(lua_);
+  lua_ = nullptr;
+  lua_memory_ = 0;
+  scripts_.clear();
+}
+
+void ScriptEngine::Flush() {
+  DestroyState();
+  CreateState();
+}
+
+void ScriptEngine::SeedRandom(std::int32_t seed) {
+  random_state_ = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(seed)) << 16) | 0x330E;
+}
+
+std::int32_t ScriptEngine::NextRandom() {
+  random_state_ = (0x5DEECE66DULL * random_state_ + 0xB) & ((1ULL << 48) - 1);
+  return static_cast<std::int32_t>(random_state_ >> 17);
+}
+
+// Redis's math.random over its lrand48: r in [0, 1), then Lua 5.1's interval rules.
+int ScriptEngine::MathRandom(lua_State* lua) {
+  ScriptEngine& self = Self(lua);
+  const lua_Number r =
+      static_cast<lua_Number>(self.NextRandom() % INT32_MAX) / static_cast<lua_Number>(INT32_MAX);
+  switch (lua_gettop(lua)) {
+    case 0:
+      lua_pushnumber(lua, r);
+      break;
+    case 1: {
+      const int u = luaL_checkint(lua, 1);
+      luaL_argcheck(lua, 1 <= u, 1, "interval is empty");
+      lua_pushnumber(lua, std::floor(r * u) + 1);
+      break;
+    }
+    case 2: {
+      const int l = luaL_checkint(lua, 1);
+      const int u = luaL_checkint(lua, 2);
+      luaL_argcheck(lua, l <= u, 2, "interval is empty");
+      lua_pushnumber(lua, std::floor(r * (u - l + 1)) + l);
+      break;
+    }
+    default:
+      return luaL_error(lua, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int ScriptEngine::MathRandomSeed(lua_State* lua) {
+  Self(lua).SeedRandom(luaL_checkint(lua, 1));
+  return 0;
+}
+
+const Script* ScriptEngine::Find(std::string_view sha) const {
+  if (sha.size() != 40) return nullptr;
+  char lower[40];
+  for (std::size_t i = 0; i < 40; ++i) {
+    const char c = sha[i];
+    lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+  }
+  const auto it = scripts_.find(std::string_view(lower, 40));
+  return it == scripts_.end() ? nullptr : &it->second;
+}
+
+const Script* ScriptEngine::Load(std::string_view body, char (&sha)[41],
+                                 protocol::ReplyWriter& reply) {
+  Sha1Hex(body, sha);
+  if (const Script* cached = Find(std::string_view(sha, 40))) return cached;
+  Script script;
+  std::size_t shebang_len = 0;
+  if (!ParseShebang(body, script, shebang_len, reply)) return nullptr;
+  // The shebang line is dropped but its newline kept, so line numbers still count it.
+  const std::string_view code = body.substr(shebang_len);
+  if (luaL_loadbuffer(lua_, code.data(), code.size(), "@user_script") != 0) {
+    std::size_t len = 0;
+    const char* message = lua_tolstring(lua_, -1, &len);
+    reply.Error({"ERR Error compiling script (new function): ",
+                 std::string_view(message != nullptr ? message : "", len)});
+    lua_pop(lua_, 1);
+    return nullptr;
+  }
+  lua_getglobal(lua_, "_G");  // the sandboxed globals proxy
+  lua_setfenv(lua_, -2);
+  script.function_ref = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  script.body.assign(body);
+  return &scripts_.emplace(std::string(sha, 40), std::move(script)).first->second;
+}
+
+void ScriptEngine::Hook(lua_State* lua, lua_Debug*) {
+  // The engine is found through the registry: hooks get no upvalues.
+  lua_getfield(lua, LUA_REGISTRYINDEX, "warden.engine");
+  auto* self = static_cast<ScriptEngine*>(lua_touserdata(lua, -1));
+  lua_pop(lua, 1);
+  if (self == nullptr || self->running_ == nullptr) return;
+  RunState& run = *self->running_;
+  if (!self->busy_) {
+    const std::int64_t elapsed_ms = (self->server_.clock.MonotonicUs() - run.start_us) / 1000;
+    const std::int64_t threshold = self->server_.config.busy_reply_threshold_ms;
+    if (threshold > 0 && elapsed_ms >= threshold) {
+      self->busy_ = true;
+      if (self->server_.log != nullptr) {
+        self->server_.log->Log(
+            LogLevel::kWarning,
+            "Slow script detected: still in execution after %lld milliseconds. You can try "
+            "killing the script using the SCRIPT KILL command. Script name is: %.*s.",
+            static_cast<long long>(elapsed_ms), static_cast<int>(run.sha.size()), run.sha.data());
+      }
+    }
+  }
+  if (self->busy_ && self->poll_clients_) self->poll_clients_();
+  if (self->interrupt_check_ && self->interrupt_check_()) run.killed = true;
+  if (run.killed) {
+    // From now on every line raises again, so a pcall in the script cannot swallow the kill.
+    lua_sethook(lua, Hook, LUA_MASKLINE, 0);
+    PushErrorTable(lua, kScriptKilled);
+    lua_error(lua);
+  }
+}
+
+ScriptEngine::KillResult ScriptEngine::Kill() {
+  if (running_ == nullptr) return KillResult::kNotBusy;
+  if (running_->wrote) return KillResult::kUnkillable;
+  running_->killed = true;
+  return KillResult::kKilled;
+}
+
+int ScriptEngine::RedisCall(lua_State* lua) { return Self(lua).CallCommand(lua, true); }
+
+int ScriptEngine::RedisPcall(lua_State* lua) { return Self(lua).CallCommand(lua, false); }
+
+int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
+  const int argc = lua_gettop(lua);
+  auto fail = [&](std::string_view message) {
+    PushErrorTable(lua, message);
+    return raise ? lua_error(lua) : 1;
+  };
+  if (argc == 0) return fail("Please specify at least one argument for this redis lib call");
+  if (call_arg_storage_.size() < static_cast<std::size_t>(argc)) {
+    call_arg_storage_.resize(static_cast<std::size_t>(argc));
+  }
+  call_args_.clear();
+  for (int j = 1; j <= argc; ++j) {
+    std::string& arg = call_arg_storage_[static_cast<std::size_t>(j - 1)];
+    const int type = lua_type(lua, j);
+    if (type == LUA_TNUMBER) {
+      // Lua's own tostring loses precision: Redis formats numbers with %.17g.
+      char buf[64];
+      const int n = std::snprintf(buf, sizeof(buf), "%.17g", lua_tonumber(lua, j));
+      arg.assign(buf, static_cast<std::size_t>(n));
+    } else if (type == LUA_TSTRING) {
+      std::size_t len = 0;
+      const char* s = lua_tolstring(lua, j, &len);
+      arg.assign(s, len);
+    } else {
+      return fail("Lua redis lib command arguments must be strings or integers");
+    }
+    call_args_.emplace_back(arg);
+  }
+  call_reply_.clear();
+  protocol::ReplyWriter writer(&call_reply_, script_session_.resp);
+  RunScriptCommand(server_, script_session_, call_args_, running_->read_only, running_->wrote,
+                   writer);
+  protocol::Reply& parsed = call_parsed_;
+  const auto consumed = protocol::ReadReply(call_reply_, parsed);
+  if (!consumed.has_value() || *consumed == 0) {
+    return fail("internal error: malformed reply from command");
+  }
+  PushReply(lua, parsed, script_session_.resp);
+  if (parsed.type == protocol::ReplyType::kError && raise) return lua_error(lua);
+  return 1;
+}
+
+int ScriptEngine::RedisSetResp(lua_State* lua) {
+  ScriptEngine& self = Self(lua);
+  if (lua_gettop(lua) != 1) return ArgCountError(lua, "redis.setresp() requires one argument.");
+  const lua_Number resp = lua_tonumber(lua, 1);
+  if (resp != 2 && resp != 3) return ArgCountError(lua, "RESP version must be 2 or 3.");
+  self.script_session_.resp = static_cast<int>(resp);
+  return 0;
+}
+
+int ScriptEngine::RedisLog(lua_State* lua) {
+  ScriptEngine& self = Self(lua);
+  const int argc = lua_gettop(lua);
+  if (argc < 2) return ArgCountError(lua, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(lua, 1)) return ArgCountError(lua, "First argument must be a number (log level).");
+  const lua_Number level = lua_tonumber(lua, 1);
+  if (level < 0 || level > 3) return ArgCountError(lua, "Invalid debug level.");
+  std::string message;
+  for (int j = 2; j <= argc; ++j) {
+    std::size_t len = 0;
+    const char* s = lua_tolstring(lua, j, &len);
+    if (s == nullptr) continue;
+    if (j != 2) message.push_back(' ');
+    message.append(s, len);
+  }
+  if (self.server_.log != nullptr) {
+    self.server_.log->Log(static_cast<LogLevel>(static_cast<int>(level)), "%s", message.c_str());
+  }
+  return 0;
+}
+
+namespace {
+
+// Runs the script function with KEYS and ARGV set, inside the protected call so that running out
+// of memory while building them is an ordinary script error.
+struct CallFrame {
+  int function_ref;
+  std::span<const std::string_view> keys;
+  std::span<const std::string_view> args;
+};
+
+void PushArray(lua_State* lua, std::span<const std::string_view> items) {
+  lua_createtable(lua, static_cast<int>(items.size()), 0);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    lua_pushlstring(lua, items[i].data(), items[i].size());
+    lua_rawseti(lua, -2, static_cast<int>(i + 1));
+  }
+}
+
+int Trampoline(lua_State* lua) {
+  const auto* frame = static_cast<const CallFrame*>(lua_touserdata(lua, 1));
+  lua_settop(lua, 0);
+  PushArray(lua, frame->keys);
+  lua_setfield(lua, LUA_GLOBALSINDEX, "KEYS");
+  PushArray(lua, frame->args);
+  lua_setfield(lua, LUA_GLOBALSINDEX, "ARGV");
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, frame->function_ref);
+  lua_call(lua, 0, 1);
+  return 1;
+}
+
+}  // namespace
+
+void ScriptEngine::Run(const Script& script, std::string_view sha, Session& caller,
+                       std::span<const std::string_view> keys,
+                       std::span<const std::string_view> args, bool read_only,
+                       protocol::ReplyWriter& reply) {
+  RunState run;
+  run.sha = sha;
+  run.start_us = server_.clock.MonotonicUs();
+  run.read_only = read_only || script.no_writes;
+  running_ = &run;
+  busy_ = false;
+  script_session_.db = caller.db;
+  script_session_.resp = 2;
+  // One "now" for the whole script: a key alive at the start stays alive for every call.
+  server_.frozen_now_ms = server_.clock.NowMs();
+  lua_pushlightuserdata(lua_, this);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.engine");
+
+  const int base = lua_gettop(lua_);
+  lua_pushcfunction(lua_, ErrorHandler);
+  lua_pushcfunction(lua_, Trampoline);
+  CallFrame frame{script.function_ref, keys, args};
+  lua_pushlightuserdata(lua_, &frame);
+  const int status = lua_pcall(lua_, 1, 1, base + 1);
+
+  server_.frozen_now_ms = -1;
+  running_ = nullptr;
+  busy_ = false;
+  lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
+
+  if (status == 0) {
+    WriteLuaValue(lua_, -1, script_session_.resp, reply);
+  } else if (lua_istable(lua_, -1)) {
+    const int err = lua_gettop(lua_);
+    lua_getfield(lua_, err, "err");
+    lua_getfield(lua_, err, "source");
+    lua_getfield(lua_, err, "line");
+    std::size_t len = 0;
+    const char* message = lua_tolstring(lua_, err + 1, &len);
+    const std::size_t mark = reply.BeginError();
+    if (message != nullptr && lua_type(lua_, err + 1) == LUA_TSTRING) {
+      reply.Raw(std::string_view(message, len));
+    } else {
+      // Redis 7.0 crashes on error({}); answer with the type instead.
+      reply.Raw("ERR user_script: (error object is a table value)");
+    }
+    const char* source = lua_tostring(lua_, err + 2);
+    const char* line = lua_tostring(lua_, err + 3);
+    if (source != nullptr && line != nullptr) {
+      reply.Raw(" script: ");
+      reply.Raw(sha);
+      reply.Raw(", on ");
+      reply.Raw(source);
+      reply.Raw(":");
+      reply.Raw(line);
+      reply.Raw(".");
+    }
+    reply.EndError(mark);
+  } else {
+    // Errors the handler never saw (out of memory) arrive as plain strings.
+    const char* message = lua_tostring(lua_, -1);
+    reply.Error({"ERR Error running script (call to f_", sha, "): @user_script: ",
+                 message != nullptr ? message : "unknown error"});
+  }
+  lua_settop(lua_, base);
+  if (status != 0) lua_gc(lua_, LUA_GCCOLLECT, 0);
+}
+
+}  // namespace warden::server

@@ -1,0 +1,121 @@
+// The scripting engine: one embedded Lua 5.1 state (the interpreter Redis embeds), sandboxed as
+// Redis sandboxes it, with a cache of compiled scripts named by the SHA-1 of their text.
+//
+// A script runs atomically on the server's one thread. Its redis.call goes through the same
+// command table and checks as a socket client (RunScriptCommand in dispatcher.h), with time frozen
+// at the script's start for expiry decisions. A count hook watches the clock: past
+// busy-reply-threshold the engine polls other clients between Lua instructions, so they get BUSY
+// and can send SCRIPT KILL. Lua's memory is capped by its allocator, so a script that builds a
+// huge value fails with an error instead of exhausting the machine.
+//
+// Lifetime: owned by ServerState; the Lua state lives until SCRIPT FLUSH or destruction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/reply_reader.h"
+#include "protocol/reply_writer.h"
+#include "server/session.h"
+
+struct lua_State;
+struct lua_Debug;
+
+namespace warden::server {
+
+class ServerState;
+
+struct Script {
+  std::string body;
+  int function_ref = 0;  // the compiled chunk, in the Lua registry
+  bool has_shebang = false;
+  bool no_writes = false;  // shebang flags=no-writes
+};
+
+class ScriptEngine {
+ public:
+  explicit ScriptEngine(ServerState& server);
+  ~ScriptEngine();
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // Compiles and caches `body` unless cached. Writes the SHA-1 to `sha`. On a compile or shebang
+  // error writes it to `reply` and returns nullptr.
+  const Script* Load(std::string_view body, char (&sha)[41], protocol::ReplyWriter& reply);
+  // The cached script with this SHA-1 (any case), or nullptr.
+  const Script* Find(std::string_view sha) const;
+
+  // Runs a cached script for `caller` and writes its reply. `read_only` for EVAL_RO/EVALSHA_RO.
+  void Run(const Script& script, std::string_view sha, Session& caller,
+           std::span<const std::string_view> keys, std::span<const std::string_view> args,
+           bool read_only, protocol::ReplyWriter& reply);
+
+  // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
+  void Flush();
+
+  enum class KillResult { kNotBusy, kUnkillable, kKilled };
+  // SCRIPT KILL.
+  KillResult Kill();
+
+  bool running() const { return running_ != nullptr; }
+  // Past busy-reply-threshold: other clients are answered BUSY.
+  bool busy() const { return busy_; }
+  std::size_t cached_scripts() const { return scripts_.size(); }
+  std::size_t memory_bytes() const { return lua_memory_; }
+  // Called between Lua instructions while busy, to serve other clients.
+  void set_poll_clients(std::function<void()> poll) { poll_clients_ = std::move(poll); }
+  // Asked between Lua instructions: true stops the running script even if it wrote (shutdown).
+  void set_interrupt_check(std::function<bool()> check) { interrupt_check_ = std::move(check); }
+  // Seeds math.random's generator (Redis's lrand48-style one).
+  void SeedRandom(std::int32_t seed);
+
+ private:
+  struct RunState;
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  void CreateState();
+  void DestroyState();
+  static void* Allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size);
+  static void Hook(lua_State* lua, lua_Debug* ar);
+
+  // The redis.* API, registered as C closures with the engine as upvalue.
+  static int RedisCall(lua_State* lua);
+  static int RedisPcall(lua_State* lua);
+  int CallCommand(lua_State* lua, bool raise);
+  static int RedisSetResp(lua_State* lua);
+  static int RedisLog(lua_State* lua);
+  static int MathRandom(lua_State* lua);
+  static int MathRandomSeed(lua_State* lua);
+  static ScriptEngine& Self(lua_State* lua);
+  std::int32_t NextRandom();
+
+  ServerState& server_;
+  lua_State* lua_ = nullptr;
+  std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
+  std::size_t lua_memory_ = 0;
+  std::size_t lua_memory_limit_;
+  std::uint64_t random_state_;
+
+  // The running script, if any.
+  RunState* running_ = nullptr;
+  bool busy_ = false;
+  std::function<void()> poll_clients_;
+  std::function<bool()> interrupt_check_;
+
+  // Reused between redis.call invocations so the command path allocates nothing once warm.
+  std::string call_reply_;
+  protocol::Reply call_parsed_;
+  std::vector<std::string> call_arg_storage_;
+  std::vector<std::string_view> call_args_;
+  Session script_session_;
+};
+
+}  // namespace warden::server
