@@ -75,8 +75,9 @@ std::string ParseBody(std::string_view text, CaseLine& line) {
     if (!args) return "unbalanced quotes";
     const std::size_t max_args = raw_close ? 1 : 2;
     if (args->empty() || args->size() > max_args) {
-      return raw_close ? "rawclose takes one quoted string" : "raw takes a quoted string and an "
-                                                              "optional reply count";
+      return raw_close ? "rawclose takes one quoted string"
+                       : "raw takes a quoted string and an "
+                         "optional reply count";
     }
     line.raw = std::move((*args)[0]);
     if (args->size() == 2) {
@@ -183,7 +184,8 @@ CaseFile ParseCaseFile(std::string_view contents) {
     ++number;
     const std::size_t newline = contents.find('\n');
     std::string_view text = contents.substr(0, newline);
-    contents = newline == std::string_view::npos ? std::string_view() : contents.substr(newline + 1);
+    contents =
+        newline == std::string_view::npos ? std::string_view() : contents.substr(newline + 1);
     if (text.ends_with('\r')) text.remove_suffix(1);
     std::string_view body = TrimLeft(text);
     if (body.empty() || body.starts_with('#')) continue;

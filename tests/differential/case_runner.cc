@@ -31,7 +31,8 @@ bool RepliesAgree(const CaseLine& line, const std::string& a, const std::string&
 
 std::string DescribeResult(const ReadResult& result) {
   std::string text = "\"" + EscapeBytes(result.bytes) + "\"";
-  if (result.status != ReadStatus::kOk) text += " [" + std::string(ReadStatusName(result.status)) + "]";
+  if (result.status != ReadStatus::kOk)
+    text += " [" + std::string(ReadStatusName(result.status)) + "]";
   return text;
 }
 
@@ -67,8 +68,8 @@ ScanOutcome ScanAll(RespClient& client, const std::vector<std::string>& options)
     cursor = reply.elements[0].text;
     if (cursor == "0") return outcome;
   }
-  outcome.failure = "SCAN did not return to cursor 0 within " + std::to_string(kMaxScanCalls) +
-                    " calls";
+  outcome.failure =
+      "SCAN did not return to cursor 0 within " + std::to_string(kMaxScanCalls) + " calls";
   return outcome;
 }
 
@@ -102,12 +103,12 @@ std::vector<std::string> CaseRunner::Start() {
   for (Side& side : sides_) {
     for (const std::vector<std::string>& command : preamble) {
       const ReadResult result = side.client->Command(command);
-      const bool ok = result.status == ReadStatus::kOk &&
-                      (command[0] == "HELLO" ? result.bytes.starts_with("*")
-                                             : result.bytes == "+OK\r\n");
+      const bool ok =
+          result.status == ReadStatus::kOk &&
+          (command[0] == "HELLO" ? result.bytes.starts_with("*") : result.bytes == "+OK\r\n");
       if (!ok) {
-        problems.push_back("preamble: " + side.target.label + " answered " +
-                           command[0] + " with " + DescribeResult(result));
+        problems.push_back("preamble: " + side.target.label + " answered " + command[0] + " with " +
+                           DescribeResult(result));
       }
     }
   }
@@ -140,7 +141,8 @@ std::optional<std::string> CaseRunner::Run(const CaseLine& line) {
   std::optional<std::string> difference = CompareReplies(line, observed[0], observed[1]);
   if (trace_) {
     std::cout << Describe(line) << "\n";
-    for (const ReadResult& result : observed[0]) std::cout << "  " << DescribeResult(result) << "\n";
+    for (const ReadResult& result : observed[0])
+      std::cout << "  " << DescribeResult(result) << "\n";
   }
   if (connection_broken && !Reconnect()) {
     return difference.value_or(Describe(line)) + "\n  cannot reconnect afterwards";
@@ -167,8 +169,8 @@ std::optional<std::string> CaseRunner::CompareReplies(const CaseLine& line, cons
     const ReadResult& y = b[i];
     if (line.kind == LineKind::kRawClose) {
       // Both must close, after sending the same bytes.
-      agree = x.status == ReadStatus::kClosed && y.status == ReadStatus::kClosed &&
-              x.bytes == y.bytes;
+      agree =
+          x.status == ReadStatus::kClosed && y.status == ReadStatus::kClosed && x.bytes == y.bytes;
     } else if (x.status == ReadStatus::kOk && y.status == ReadStatus::kOk) {
       agree = RepliesAgree(line, x.bytes, y.bytes);
     } else {
@@ -204,8 +206,8 @@ std::optional<std::string> CaseRunner::RunScanAll(const CaseLine& line) {
     }
   }
   if (message.empty() && outcomes[0].error_reply != outcomes[1].error_reply) {
-    message = "\n  " + a + ": \"" + EscapeBytes(outcomes[0].error_reply) + "\"\n  " + b +
-              ": \"" + EscapeBytes(outcomes[1].error_reply) + "\"";
+    message = "\n  " + a + ": \"" + EscapeBytes(outcomes[0].error_reply) + "\"\n  " + b + ": \"" +
+              EscapeBytes(outcomes[1].error_reply) + "\"";
   } else if (message.empty() && outcomes[0].keys != outcomes[1].keys) {
     message = "\n  only from " + a + ": " + KeysOnlyIn(outcomes[0].keys, outcomes[1].keys) +
               "\n  only from " + b + ": " + KeysOnlyIn(outcomes[1].keys, outcomes[0].keys);
@@ -227,8 +229,6 @@ bool CaseRunner::Reconnect() {
   return usable_;
 }
 
-std::string CaseRunner::Describe(const CaseLine& line) const {
-  return "> " + line.text;
-}
+std::string CaseRunner::Describe(const CaseLine& line) const { return "> " + line.text; }
 
 }  // namespace warden::testing

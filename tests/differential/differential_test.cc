@@ -86,7 +86,8 @@ class ServerPair {
       return "warden binary not found at " + candidate + ": build the warden target first.";
     }
     std::string error;
-    if (!StartIfStopped(reference_, redis, error) || !StartIfStopped(candidate_, candidate, error)) {
+    if (!StartIfStopped(reference_, redis, error) ||
+        !StartIfStopped(candidate_, candidate, error)) {
       return error;
     }
     return "";
@@ -94,8 +95,7 @@ class ServerPair {
 
   Target reference() const { return {.label = "redis-server", .port = reference_->port()}; }
   Target candidate() const {
-    return {.label = BothSidesAreRedis() ? "redis-server#2" : "warden",
-            .port = candidate_->port()};
+    return {.label = BothSidesAreRedis() ? "redis-server#2" : "warden", .port = candidate_->port()};
   }
 
   // Describes each server that has exited since it was started, with its log.
@@ -103,8 +103,8 @@ class ServerPair {
     std::vector<std::string> dead;
     for (std::unique_ptr<ServerProcess>* server : {&reference_, &candidate_}) {
       if (*server && !(*server)->IsRunning()) {
-        dead.push_back((*server)->binary() + " exited (" +
-                       DescribeWaitStatus((*server)->Stop()) + "); log:\n" + (*server)->LogTail());
+        dead.push_back((*server)->binary() + " exited (" + DescribeWaitStatus((*server)->Stop()) +
+                       "); log:\n" + (*server)->LogTail());
       }
     }
     return dead;
@@ -139,7 +139,8 @@ TEST_P(DifferentialTest, RepliesMatchRedis) {
 
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in) << "cannot read " << path;
-  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string contents((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   const CaseFile cases = ParseCaseFile(contents);
   for (const std::string& problem : cases.errors) ADD_FAILURE() << path.string() << ": " << problem;
 

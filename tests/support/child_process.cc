@@ -159,9 +159,9 @@ ProgramResult RunProgram(const std::vector<std::string>& argv, std::string_view 
     result.err = std::string("pipe2: ") + std::strerror(errno);
     return result;
   }
-  const pid_t pid =
-      SpawnChild(resolved, {.stdin_fd = in_pipe[0], .stdout_fd = out_pipe[1], .stderr_fd = err_pipe[1]},
-                 result.err);
+  const pid_t pid = SpawnChild(
+      resolved, {.stdin_fd = in_pipe[0], .stdout_fd = out_pipe[1], .stderr_fd = err_pipe[1]},
+      result.err);
   close(in_pipe[0]);
   close(out_pipe[1]);
   close(err_pipe[1]);

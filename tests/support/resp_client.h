@@ -55,8 +55,7 @@ class RespClient {
   ReadResult ReadUntilClose(int timeout_ms = kDefaultReplyTimeoutMs);
 
   // Send(argv) then ReadReply(); a failed send reads as kClosed.
-  ReadResult Command(const std::vector<std::string>& argv,
-                     int timeout_ms = kDefaultReplyTimeoutMs);
+  ReadResult Command(const std::vector<std::string>& argv, int timeout_ms = kDefaultReplyTimeoutMs);
 
  private:
   explicit RespClient(int fd) : fd_(fd) {}
@@ -67,7 +66,7 @@ class RespClient {
   std::string TakeBuffered();
 
   int fd_ = -1;
-  std::string buffer_;        // received bytes; those before read_pos_ were already returned
+  std::string buffer_;  // received bytes; those before read_pos_ were already returned
   std::size_t read_pos_ = 0;
 };
 

@@ -92,13 +92,12 @@ std::uint16_t FindFreePort() {
 }
 
 std::vector<std::string> RedisLikeServerArgs(std::uint16_t port) {
-  return {"--port",   std::to_string(port), "--bind",       "127.0.0.1",
-          "--save",   "",                   "--appendonly", "no",
-          "--enable-debug-command", "yes"};
+  // warden serves database 0 only; Redis is given the same shape so SELECT and CONFIG GET agree.
+  return {"--port", std::to_string(port),     "--bind", "127.0.0.1",   "--save", "", "--appendonly",
+          "no",     "--enable-debug-command", "yes",    "--databases", "1"};
 }
 
-std::unique_ptr<ServerProcess> ServerProcess::Start(const std::string& binary,
-                                                    std::string& error) {
+std::unique_ptr<ServerProcess> ServerProcess::Start(const std::string& binary, std::string& error) {
   for (int attempt = 1; attempt <= kStartAttempts; ++attempt) {
     const std::uint16_t port = FindFreePort();
     if (port == 0) {
@@ -151,8 +150,8 @@ ServerProcess::Readiness ServerProcess::WaitUntilReady(int timeout_ms, std::stri
     // Not listening yet: wait a little, but wake at once if the server exits.
     if (std::optional<int> status = WaitForChild(pid_, 10)) {
       exit_status_ = status;
-      error = name + " exited during start-up (" + DescribeWaitStatus(*status) +
-              "); log:\n" + LogTail();
+      error = name + " exited during start-up (" + DescribeWaitStatus(*status) + "); log:\n" +
+              LogTail();
       return Readiness::kExited;
     }
   }
