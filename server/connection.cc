@@ -1,8 +1,8 @@
 #include "server/connection.h"
 
 #include <arpa/inet.h>
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cstdio>
 
@@ -186,8 +186,28 @@ void Connection::PollOnce() {
   if (input_.unread_size() > 0) ProcessInput();
 }
 
+void Connection::OnDelayTimer(uv_timer_t* timer) {
+  auto* self = static_cast<Connection*>(timer->data);
+  self->delaying_ = false;
+  self->delay_done_ = true;
+  self->Flush();
+  self->delay_done_ = false;
+}
+
 void Connection::Flush() {
-  if (write_pending_ || closing_) return;
+  if (write_pending_ || closing_ || delaying_) return;
+  const std::int64_t delay_ms = server_.state().faults.reply_delay_ms;
+  if (delay_ms > 0 && !delay_done_ && !output_.empty()) {
+    if (!delay_timer_open_) {
+      uv_timer_init(server_.loop(), &delay_timer_);
+      delay_timer_.data = this;
+      delay_timer_open_ = true;
+      ++open_handles_;
+    }
+    delaying_ = true;
+    uv_timer_start(&delay_timer_, OnDelayTimer, static_cast<std::uint64_t>(delay_ms), 0);
+    return;
+  }
   if (output_.empty()) {
     if (session_.close_after_reply) Close();
     return;
@@ -247,8 +267,12 @@ void Connection::Close() {
   }
   server_.Unlink(this);
   uv_close(reinterpret_cast<uv_handle_t*>(&handle_), OnClose);
+  if (delay_timer_open_) uv_close(reinterpret_cast<uv_handle_t*>(&delay_timer_), OnClose);
 }
 
-void Connection::OnClose(uv_handle_t* handle) { delete static_cast<Connection*>(handle->data); }
+void Connection::OnClose(uv_handle_t* handle) {
+  auto* self = static_cast<Connection*>(handle->data);
+  if (--self->open_handles_ == 0) delete self;
+}
 
 }  // namespace warden::server

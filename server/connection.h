@@ -53,6 +53,7 @@ class Connection {
   static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
   static void OnWrite(uv_write_t* req, int status);
   static void OnClose(uv_handle_t* handle);
+  static void OnDelayTimer(uv_timer_t* timer);
 
   void ProcessInput();
   void Flush();
@@ -71,6 +72,13 @@ class Connection {
   std::string output_;   // replies not yet handed to the kernel
   std::string writing_;  // bytes owned by the in-flight uv_write
   uv_write_t write_req_;
+  // DEBUG REPLY-DELAY: replies wait on this timer. Initialised on first use; the connection is
+  // freed once every handle it owns has closed.
+  uv_timer_t delay_timer_;
+  bool delay_timer_open_ = false;
+  bool delaying_ = false;
+  bool delay_done_ = false;
+  int open_handles_ = 1;
   bool write_pending_ = false;
   bool reading_ = false;
   bool closing_ = false;

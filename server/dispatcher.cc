@@ -100,6 +100,12 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     reply.Error(errors::kBusy);
     return;
   }
+  if (server.faults.fail_remaining > 0 && (spec->flags & kProtected) == 0 &&
+      (server.faults.fail_command.empty() || server.faults.fail_command == spec->name)) {
+    --server.faults.fail_remaining;
+    reply.Error(server.faults.fail_error);
+    return;
+  }
   ++server.stats.total_commands;
   session.last_command = spec;
   CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};

@@ -65,8 +65,10 @@ int main(int argc, char** argv) {
   // A vanished client must not kill the server: write errors are handled per connection.
   std::signal(SIGPIPE, SIG_IGN);
   Logger log(ParseLogLevel(config.loglevel), config.logfile);
-  warden::storage::SystemClock clock;
+  // The system clock, movable by DEBUG CLOCK when enable-debug-command allows it.
+  warden::storage::ControllableClock clock;
   Server server(std::move(config), clock, log);
+  server.state().clock_control = &clock;
   if (auto err = server.Start()) {
     log.Log(LogLevel::kWarning, "%s", err->c_str());
     server.Shutdown();

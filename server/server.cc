@@ -39,8 +39,8 @@ void CloseAndFree(uv_handle_t* handle) {
 
 }  // namespace
 
-Server::Server(Config config, storage::Clock& clock, Logger& log)
-    : state_(std::move(config), clock), log_(log) {
+Server::Server(Config config, storage::Clock& clock, Logger& log, bool handle_signals)
+    : state_(std::move(config), clock), log_(log), handle_signals_(handle_signals) {
   uv_loop_init(&loop_);
   state_.connections = this;
   state_.log = &log_;
@@ -52,13 +52,41 @@ Server::Server(Config config, storage::Clock& clock, Logger& log)
   expire_idle_.data = this;
   uv_async_init(&loop_, &signal_async_, OnSignalAsync);
   signal_async_.data = this;
+  uv_async_init(&loop_, &tasks_async_, OnTasksAsync);
+  tasks_async_.data = this;
   handles_open_ = true;
-  g_signal_async = &signal_async_;
-  struct sigaction action {};
-  action.sa_handler = OnShutdownSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  if (handle_signals_) {
+    g_signal_async = &signal_async_;
+    struct sigaction action {};
+    action.sa_handler = OnShutdownSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+  }
+}
+
+void Server::Post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(tasks_mutex_);
+    tasks_.push_back(std::move(task));
+  }
+  uv_async_send(&tasks_async_);
+}
+
+void Server::OnTasksAsync(uv_async_t* async) {
+  auto* self = static_cast<Server*>(async->data);
+  std::vector<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(self->tasks_mutex_);
+    tasks.swap(self->tasks_);
+  }
+  for (auto& task : tasks) task();
+}
+
+void Server::AdvanceClock(std::int64_t delta_ms) {
+  if (state_.clock_control == nullptr) return;
+  state_.clock_control->AdvanceMs(delta_ms);
+  state_.keyspace.ExpireDue(state_.clock.NowMs());
 }
 
 void Server::PollWhileBusy() {
@@ -212,10 +240,11 @@ void Server::Shutdown() {
   }
   if (handles_open_) {
     handles_open_ = false;
-    g_signal_async = nullptr;
+    if (handle_signals_) g_signal_async = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&expire_idle_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&signal_async_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&tasks_async_), nullptr);
   }
   log_.Log(LogLevel::kNotice, "warden is now ready to exit, bye bye...");
 }
@@ -296,6 +325,14 @@ void Server::Unlink(Connection* c) {
   if (c->next != nullptr) c->next->prev = c->prev;
   c->next = c->prev = nullptr;
   --connection_count_;
+}
+
+void Server::DropClients(const Session* keep) {
+  for (Connection* c = connections_; c != nullptr;) {
+    Connection* next = c->next;
+    if (&c->session() != keep) c->Close();
+    c = next;
+  }
 }
 
 void Server::ForEachSession(const std::function<void(const Session&)>& fn) const {

@@ -5,6 +5,8 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +21,9 @@ namespace warden::server {
 
 class Server final : public ConnectionRegistry {
  public:
-  Server(Config config, storage::Clock& clock, Logger& log);
+  // `handle_signals`: install the process's SIGINT/SIGTERM handling (the warden executable);
+  // an embedded server leaves the host process's signals alone.
+  Server(Config config, storage::Clock& clock, Logger& log, bool handle_signals = true);
   ~Server() override;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -38,8 +42,13 @@ class Server final : public ConnectionRegistry {
   Logger& log() { return log_; }
 
   void Unlink(Connection* connection);
+  // Runs `task` on the loop thread; callable from any thread.
+  void Post(std::function<void()> task);
+  // Moves a controllable clock forward and expires every key whose lease is over by then.
+  void AdvanceClock(std::int64_t delta_ms);
 
   // ConnectionRegistry
+  void DropClients(const Session* keep) override;
   void ForEachSession(const std::function<void(const Session&)>& fn) const override;
   std::size_t connected_clients() const override { return connection_count_; }
 
@@ -49,6 +58,7 @@ class Server final : public ConnectionRegistry {
   static void OnCron(uv_timer_t* timer);
   static void OnExpireIdle(uv_idle_t* idle);
   static void OnSignalAsync(uv_async_t* async);
+  static void OnTasksAsync(uv_async_t* async);
 
   void Accept(uv_stream_t* listener, Connection::Kind kind);
   // Registers an accepted connection and starts serving it.
@@ -72,6 +82,10 @@ class Server final : public ConnectionRegistry {
   uv_idle_t expire_idle_;
   bool expire_idle_active_ = false;
   uv_async_t signal_async_;
+  uv_async_t tasks_async_;
+  std::mutex tasks_mutex_;
+  std::vector<std::function<void()>> tasks_;
+  bool handle_signals_;
   Connection* connections_ = nullptr;
   std::size_t connection_count_ = 0;
   int bound_port_ = 0;

@@ -37,6 +37,8 @@ struct ServerStats {
 class ConnectionRegistry {
  public:
   virtual ~ConnectionRegistry() = default;
+  // Closes every client connection except `keep` (DEBUG fault injection).
+  virtual void DropClients(const Session* keep) = 0;
   virtual void ForEachSession(const std::function<void(const Session&)>& fn) const = 0;
   virtual std::size_t connected_clients() const = 0;
 };
@@ -57,9 +59,18 @@ class ServerState {
   std::int64_t start_monotonic_us;
   std::string run_id;
   std::uint64_t next_client_id = 1;
-  const ConnectionRegistry* connections = nullptr;
+  ConnectionRegistry* connections = nullptr;
   Logger* log = nullptr;
   std::unique_ptr<ScriptEngine> scripts;
+  // Set when the clock can be moved from outside (DEBUG CLOCK, EmbeddedServer).
+  storage::ControllableClock* clock_control = nullptr;
+  // Faults a test asked for with DEBUG (see debug_commands.cc).
+  struct Faults {
+    std::int64_t fail_remaining = 0;  // commands still to fail
+    std::string fail_command;         // only this command (lower case), or any
+    std::string fail_error;           // the error text to answer
+    std::int64_t reply_delay_ms = 0;  // hold every reply this long
+  } faults;
   // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts call DEBUG, as Redis's test suite does.
   bool scripts_may_call_debug = false;
   // Set while a script runs: commands see this instead of the clock, so a key cannot expire

@@ -6,6 +6,7 @@
 // latency; it never follows a frozen clock.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 
@@ -49,6 +50,46 @@ class ManualClock final : public Clock {
 
  private:
   std::int64_t now_us_;
+};
+
+// The production clock, with the controls a test suite needs over the wire (DEBUG CLOCK) or in
+// process (EmbeddedServer): it follows the system clock plus an offset moved by AdvanceMs();
+// Freeze() stops it at one instant until Real(). AdvanceMs() never moves time backwards. The
+// state is atomic so an embedding test thread may read it while the server thread runs.
+class ControllableClock final : public Clock {
+ public:
+  std::int64_t NowMs() const override { return NowUs() / 1000; }
+  std::int64_t NowUs() const override {
+    return frozen_.load(std::memory_order_acquire)
+               ? frozen_us_.load(std::memory_order_relaxed)
+               : system_.NowUs() + offset_us_.load(std::memory_order_relaxed);
+  }
+  bool frozen() const { return frozen_.load(std::memory_order_acquire); }
+  // Stops time at `now_ms`.
+  void Freeze(std::int64_t now_ms) {
+    frozen_us_.store(now_ms * 1000, std::memory_order_relaxed);
+    frozen_.store(true, std::memory_order_release);
+  }
+  // Moves time forward by `delta_ms` (ignored if negative), frozen or not.
+  void AdvanceMs(std::int64_t delta_ms) {
+    if (delta_ms <= 0) return;
+    if (frozen()) {
+      frozen_us_.fetch_add(delta_ms * 1000, std::memory_order_relaxed);
+    } else {
+      offset_us_.fetch_add(delta_ms * 1000, std::memory_order_relaxed);
+    }
+  }
+  // Back to the system clock, without offset.
+  void Real() {
+    offset_us_.store(0, std::memory_order_relaxed);
+    frozen_.store(false, std::memory_order_release);
+  }
+
+ private:
+  SystemClock system_;
+  std::atomic<bool> frozen_{false};
+  std::atomic<std::int64_t> frozen_us_{0};
+  std::atomic<std::int64_t> offset_us_{0};
 };
 
 }  // namespace warden::storage

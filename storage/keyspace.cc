@@ -413,4 +413,18 @@ ExpireSample Keyspace::SampleExpired(std::int64_t now_ms, int samples) {
   return result;
 }
 
+std::size_t Keyspace::ExpireDue(std::int64_t now_ms) {
+  std::size_t expired = 0;
+  // Erasing swaps the last volatile key into the slot: walk backwards so every key is seen once.
+  for (std::size_t i = volatile_.size(); i-- > 0;) {
+    if (i >= volatile_.size()) continue;
+    Entry* e = volatile_[i];
+    if (e->deadline_ms_ <= now_ms) {
+      ExpireEntry(e);
+      ++expired;
+    }
+  }
+  return expired;
+}
+
 }  // namespace warden::storage

@@ -114,6 +114,10 @@ class Keyspace {
   // removes the expired ones.
   ExpireSample SampleExpired(std::int64_t now_ms, int samples);
 
+  // Removes every key whose deadline is at or before `now_ms` (a clock moved forward by a test:
+  // a lease of exactly the time advanced is over). O(keys with a deadline). Returns how many.
+  std::size_t ExpireDue(std::int64_t now_ms);
+
   // Moves up to `buckets` buckets of an ongoing resize; returns whether one is still ongoing.
   bool RehashSteps(int buckets);
   bool rehashing() const { return rehash_index_ >= 0; }

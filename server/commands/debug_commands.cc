@@ -1,0 +1,252 @@
+// DEBUG: the subcommands Redis's own test suites use (SLEEP, SET-ACTIVE-EXPIRE, OBJECT, LOG,
+// SET-DISABLE-DENY-SCRIPTS) and warden's test-double controls: a clock tests move, one active
+// expiry cycle on demand, and faults on demand. All are refused unless enable-debug-command
+// allows them (the dispatcher checks the kProtected flag).
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/errors.h"
+#include "server/log.h"
+#include "server/scripting/script_engine.h"
+
+namespace warden::server {
+namespace {
+
+bool NonNegativeArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
+  if (!protocol::ParseStrictInt64(arg, out)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return false;
+  }
+  if (out < 0) {
+    ctx.reply.Error("ERR time can only move forward");
+    return false;
+  }
+  return true;
+}
+
+void DebugHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ACTIVE-EXPIRE-CYCLE",
+      "    Run active expiry now until no expired key is found; returns how many were removed.",
+      "CLOCK [FREEZE [<unix-ms>]|ADVANCE <ms>|REAL]",
+      "    Show, stop, move forward or release the server clock.",
+      "DROP-CLIENTS",
+      "    Close every other client connection.",
+      "FAIL-NEXT <count> <error> [COMMAND <name>]",
+      "    Answer the next <count> commands (or those named <name>) with <error>. 0 clears.",
+      "LOG <message>",
+      "    Write <message> to the server log.",
+      "OBJECT <key>",
+      "    Show low-level info about the <key> and associated value.",
+      "REPLY-DELAY <ms>",
+      "    Hold every reply <ms> milliseconds before sending it. 0 clears.",
+      "SET-ACTIVE-EXPIRE <0|1>",
+      "    Setting it to 0 disables expiring keys in background when they are not accessed.",
+      "SET-DISABLE-DENY-SCRIPTS <0|1>",
+      "    Let scripts call DEBUG.",
+      "SIMULATE-RESTART",
+      "    Lose every key and script and drop every connection, as a restart without persistence.",
+      "SLEEP <seconds>",
+      "    Stop the server for <seconds>. Decimals allowed.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.Status(line);
+}
+
+void DebugSleep(CommandContext& ctx) {
+  // Redis uses atof(): garbage reads as 0.
+  const std::string text(ctx.arg(2));
+  const double seconds = std::atof(text.c_str());
+  if (seconds > 0) {
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(seconds);
+    ts.tv_nsec = static_cast<long>((seconds - static_cast<double>(ts.tv_sec)) * 1e9);
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
+  ctx.reply.Ok();
+}
+
+void DebugSetActiveExpire(CommandContext& ctx) {
+  // Redis reads the flag with atoi(): text that is not a number switches expiry off.
+  const std::string flag(ctx.arg(2));
+  ctx.server.active_expire_enabled = std::atoi(flag.c_str()) != 0;
+  ctx.reply.Ok();
+}
+
+void DebugObject(CommandContext& ctx) {
+  const storage::Entry* e = ctx.keyspace().Find(ctx.arg(2), ctx.now_ms);
+  if (e == nullptr) {
+    ctx.reply.Error(errors::kNoSuchKey);
+    return;
+  }
+  char line[160];
+  const std::string_view value = e->value();
+  std::int64_t n = 0;
+  const char* encoding = protocol::ParseStrictInt64(value, n) ? "int"
+                         : value.size() <= 44                 ? "embstr"
+                                                              : "raw";
+  std::snprintf(line, sizeof(line),
+                "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 "
+                "lru_seconds_idle:0",
+                static_cast<const void*>(e), encoding, value.size() + 1);
+  ctx.reply.Status(line);
+}
+
+void DebugLog(CommandContext& ctx) {
+  if (ctx.server.log != nullptr) {
+    const std::string message(ctx.arg(2));
+    ctx.server.log->Log(LogLevel::kWarning, "DEBUG LOG: %s", message.c_str());
+  }
+  ctx.reply.Ok();
+}
+
+void DebugSetDisableDenyScripts(CommandContext& ctx) {
+  const std::string flag(ctx.arg(2));
+  ctx.server.scripts_may_call_debug = std::atoi(flag.c_str()) != 0;
+  ctx.reply.Ok();
+}
+
+// DEBUG CLOCK [FREEZE [unix-ms] | ADVANCE ms | REAL]
+void DebugClock(CommandContext& ctx) {
+  storage::ControllableClock* clock = ctx.server.clock_control;
+  if (clock == nullptr) {
+    ctx.reply.Error("ERR this server's clock cannot be controlled");
+    return;
+  }
+  if (ctx.argc() == 2) {
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(clock->frozen() ? "frozen" : "real");
+    ctx.reply.Integer(clock->NowMs());
+    return;
+  }
+  const std::string_view action = ctx.arg(2);
+  std::int64_t value = 0;
+  if (ArgIs(action, "freeze") && ctx.argc() <= 4) {
+    if (ctx.argc() == 4) {
+      if (!NonNegativeArg(ctx, ctx.arg(3), value)) return;
+      clock->Freeze(value);
+    } else {
+      clock->Freeze(clock->NowMs());
+    }
+  } else if (ArgIs(action, "advance") && ctx.argc() == 4) {
+    if (!NonNegativeArg(ctx, ctx.arg(3), value)) return;
+    clock->AdvanceMs(value);
+    // A lease of exactly the time advanced is over: expire it now rather than a millisecond
+    // later, so "SET NX PX 30000, ADVANCE 30000, SET NX" succeeds at once.
+    ctx.keyspace().ExpireDue(clock->NowMs());
+  } else if (ArgIs(action, "real") && ctx.argc() == 3) {
+    clock->Real();
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+void DebugActiveExpireCycle(CommandContext& ctx) {
+  const std::uint64_t before = ctx.keyspace().stats().expired_keys;
+  // Slices until one finds no more than the acceptable share of expired keys.
+  while (ctx.server.active_expiry.RunOnce(ctx.server.clock.NowMs(), 1000)) {
+  }
+  ctx.reply.Integer(static_cast<std::int64_t>(ctx.keyspace().stats().expired_keys - before));
+}
+
+void DebugDropClients(CommandContext& ctx) {
+  if (ctx.server.connections != nullptr) ctx.server.connections->DropClients(&ctx.session);
+  ctx.reply.Ok();
+}
+
+void DebugSimulateRestart(CommandContext& ctx) {
+  ctx.keyspace().Clear();
+  ctx.server.active_expiry.ResetStats();
+  ctx.server.scripts->Flush();
+  ctx.server.faults = {};
+  if (ctx.server.connections != nullptr) ctx.server.connections->DropClients(&ctx.session);
+  ctx.reply.Ok();
+  // The caller's connection goes too, after this reply: nothing survives a restart.
+  ctx.session.close_after_reply = true;
+}
+
+// DEBUG FAIL-NEXT <count> <error> [COMMAND <name>]
+void DebugFailNext(CommandContext& ctx) {
+  std::int64_t count = 0;
+  if (!protocol::ParseStrictInt64(ctx.arg(2), count) || count < 0) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  std::string command;
+  if (ctx.argc() == 6 && ArgIs(ctx.arg(4), "command")) {
+    for (char c : ctx.arg(5))
+      command.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+  } else if (ctx.argc() != 4) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::string error(ctx.arg(3));
+  // An error reply needs a code: add Redis's generic one if the text has none.
+  if (error.empty() || error.find(' ') == std::string::npos ||
+      !(error[0] >= 'A' && error[0] <= 'Z')) {
+    error.insert(0, "ERR ");
+  }
+  ctx.server.faults.fail_remaining = count;
+  ctx.server.faults.fail_command = std::move(command);
+  ctx.server.faults.fail_error = std::move(error);
+  ctx.reply.Ok();
+}
+
+void DebugReplyDelay(CommandContext& ctx) {
+  std::int64_t delay = 0;
+  if (!NonNegativeArg(ctx, ctx.arg(2), delay)) return;
+  ctx.server.faults.reply_delay_ms = delay;
+  ctx.reply.Ok();
+}
+
+struct DebugSubcommand {
+  std::string_view name;
+  std::size_t min_argc;
+  std::size_t max_argc;
+  void (*handler)(CommandContext&);
+};
+
+// clang-format off
+constexpr DebugSubcommand kDebugSubcommands[] = {
+    {"help",                     2, 2, DebugHelp},
+    {"sleep",                    3, 3, DebugSleep},
+    {"set-active-expire",        3, 3, DebugSetActiveExpire},
+    {"object",                   3, 3, DebugObject},
+    {"log",                      3, 3, DebugLog},
+    {"set-disable-deny-scripts", 3, 3, DebugSetDisableDenyScripts},
+    {"clock",                    2, 4, DebugClock},
+    {"active-expire-cycle",      2, 2, DebugActiveExpireCycle},
+    {"drop-clients",             2, 2, DebugDropClients},
+    {"simulate-restart",         2, 2, DebugSimulateRestart},
+    {"fail-next",                4, 6, DebugFailNext},
+    {"reply-delay",              3, 3, DebugReplyDelay},
+};
+// clang-format on
+
+}  // namespace
+
+void DebugCommand(CommandContext& ctx) {
+  const std::string_view sub = ctx.arg(1);
+  for (const DebugSubcommand& s : kDebugSubcommands) {
+    if (ArgIs(sub, s.name) && ctx.argc() >= s.min_argc && ctx.argc() <= s.max_argc) {
+      s.handler(ctx);
+      return;
+    }
+  }
+  ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '",
+                   errors::CString(sub), "'. Try DEBUG HELP."});
+}
+
+}  // namespace warden::server
