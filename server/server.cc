@@ -190,7 +190,8 @@ std::optional<std::string> Server::Start() {
            static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
            static_cast<int>(getpid()));
   if (!tcp_listeners_.empty()) {
-    log_.Log(LogLevel::kNotice, "Listening on port %d", bound_port_);
+    // One machine-readable line: a harness that started warden with --port 0 greps "port=".
+    log_.Log(LogLevel::kNotice, "Listening on port=%d", bound_port_);
   }
   if (unix_listener_ != nullptr) {
     log_.Log(LogLevel::kNotice, "Listening on unix socket %s", state_.config.unixsocket.c_str());
