@@ -1,0 +1,64 @@
+// The whole command path without sockets: lookup, arity, handler, reply; and EVALSHA into Lua.
+#include <benchmark/benchmark.h>
+
+#include <span>
+#include <string>
+
+#include "protocol/reply_writer.h"
+#include "server/config.h"
+#include "server/dispatcher.h"
+#include "server/scripting/script_engine.h"
+#include "server/server_state.h"
+#include "storage/clock.h"
+
+namespace {
+
+using namespace warden;
+
+struct Bench {
+  Bench() : state(Config(), clock) { out.reserve(4096); }
+  static server::Config Config() {
+    server::Config config;
+    config.seed = 1;
+    return config;
+  }
+  void Run(std::initializer_list<std::string_view> args) {
+    out.clear();
+    protocol::ReplyWriter writer(&out, 2);
+    server::Dispatch(state, session, std::span<const std::string_view>(args.begin(), args.size()),
+                     writer);
+  }
+  storage::ManualClock clock;
+  server::ServerState state;
+  server::Session session;
+  std::string out;
+};
+
+void BM_DispatchLockCycle(benchmark::State& state) {
+  Bench b;
+  for (auto _ : state) {
+    b.Run({"SET", "lock:order:1001", "0123456789abcdef0123456789abcdef0123", "NX", "PX", "30000"});
+    b.Run({"GET", "lock:order:1001"});
+    b.Run({"DEL", "lock:order:1001"});
+  }
+  state.SetItemsProcessed(state.iterations() * 3);
+}
+BENCHMARK(BM_DispatchLockCycle);
+
+constexpr std::string_view kCompareAndDelete =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else "
+    "return 0 end";
+
+void BM_DispatchEvalshaCompareAndDelete(benchmark::State& state) {
+  Bench b;
+  b.Run({"SCRIPT", "LOAD", kCompareAndDelete});
+  const std::string sha = b.out.substr(5, 40);
+  for (auto _ : state) {
+    b.Run({"SET", "lock:order:1001", "token", "NX", "PX", "30000"});
+    b.Run({"EVALSHA", sha, "1", "lock:order:1001", "token"});
+  }
+  state.SetItemsProcessed(state.iterations() * 2);
+}
+BENCHMARK(BM_DispatchEvalshaCompareAndDelete);
+
+}  // namespace
