@@ -1,0 +1,147 @@
+// Pins the allocation cost of the lock path: a warmed-up loop of SET NX PX / GET / DEL / PTTL
+// through the dispatcher makes no operator-new allocation at all. Keys and values live in
+// malloc'd entries, which are not counted; what this catches is a std::string, std::vector or
+// other temporary creeping into parsing, dispatch, a handler or the reply writer.
+//
+// This binary replaces the global operator new and delete, so it is its own executable: the
+// replacement must not reach the other tests.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "tests/server/command_fixture.h"
+
+namespace {
+
+// Only this test's main thread runs while counting is armed.
+std::size_t allocations = 0;
+bool counting = false;
+
+void* Allocate(std::size_t size) {
+  if (counting) ++allocations;
+  return std::malloc(size == 0 ? 1 : size);
+}
+
+void* AllocateAligned(std::size_t size, std::align_val_t align) {
+  if (counting) ++allocations;
+  const auto a = static_cast<std::size_t>(align);
+  return std::aligned_alloc(a, (size + a - 1) / a * a);
+}
+
+// Out of line so that GCC, after inlining a delete into its caller, does not see free() applied
+// to a pointer from operator new and warn (-Wmismatched-new-delete).
+[[gnu::noinline]] void Release(void* p) noexcept { std::free(p); }
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (void* p = Allocate(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  if (void* p = Allocate(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
+void* operator new(std::size_t size, std::align_val_t align) {
+  if (void* p = AllocateAligned(size, align)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) {
+  if (void* p = AllocateAligned(size, align)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
+  return AllocateAligned(size, align);
+}
+void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
+  return AllocateAligned(size, align);
+}
+void operator delete(void* p) noexcept { Release(p); }
+void operator delete[](void* p) noexcept { Release(p); }
+void operator delete(void* p, std::size_t) noexcept { Release(p); }
+void operator delete[](void* p, std::size_t) noexcept { Release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { Release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { Release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { Release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { Release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { Release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { Release(p); }
+
+namespace warden::server {
+namespace {
+
+constexpr int kWarmUpIterations = 100;
+constexpr int kCountedIterations = 10'000;
+
+class AllocationTest : public CommandTest {
+ protected:
+  // One round of the lock path; returns how many replies differed from the expected ones
+  // (compared as views, so checking allocates nothing).
+  int LockRound() {
+    int wrong = 0;
+    wrong += RunView({"SET", "lock", "owner", "NX", "PX", "30000"}) != "+OK\r\n";
+    wrong += RunView({"GET", "lock"}) != "$5\r\nowner\r\n";
+    wrong += RunView({"DEL", "lock"}) != ":1\r\n";
+    wrong += RunView({"PTTL", "lock"}) != ":-2\r\n";
+    return wrong;
+  }
+
+  // A held lock seen by a competitor: its SET NX fails, it reads the TTL, and a release with the
+  // wrong token deletes nothing.
+  int ContendedRound() {
+    int wrong = 0;
+    wrong += RunView({"SET", "held", "other", "NX", "PX", "30000"}) != "$-1\r\n";
+    wrong += RunView({"PTTL", "held"}) != ":30000\r\n";
+    wrong += RunView({"DELEX", "held", "IFEQ", "other"}) != ":0\r\n";
+    return wrong;
+  }
+
+  // Runs `round` with operator new counted; returns the allocations per iteration in total.
+  template <typename Round>
+  std::size_t CountAllocations(Round round, int& wrong) {
+    for (int i = 0; i < kWarmUpIterations; ++i) wrong += round();
+    allocations = 0;
+    counting = true;
+    for (int i = 0; i < kCountedIterations; ++i) wrong += round();
+    counting = false;
+    return allocations;
+  }
+};
+
+TEST_F(AllocationTest, LockLoopMakesNoOperatorNewAllocation) {
+  int wrong = 0;
+
+  const std::size_t counted = CountAllocations([this] { return LockRound(); }, wrong);
+
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
+}
+
+TEST_F(AllocationTest, ContendedLockLoopMakesNoOperatorNewAllocation) {
+  Run({"SET", "held", "me", "PX", "30000"});
+  int wrong = 0;
+
+  const std::size_t counted = CountAllocations([this] { return ContendedRound(); }, wrong);
+
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
+}
+
+// The counter itself works: a string too long for the small-string buffer is one allocation.
+TEST_F(AllocationTest, CounterSeesOperatorNew) {
+  allocations = 0;
+  counting = true;
+  const std::string s(100, 'x');
+  counting = false;
+
+  EXPECT_EQ(s.size(), 100u);
+  EXPECT_EQ(allocations, 1u);
+}
+
+}  // namespace
+}  // namespace warden::server
