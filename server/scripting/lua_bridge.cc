@@ -1,8 +1,7 @@
 #include "server/scripting/lua_bridge.h"
 
-#include <lua.hpp>
-
 #include <cmath>
+#include <lua.hpp>
 #include <string>
 
 namespace warden::server {

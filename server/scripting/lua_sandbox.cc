@@ -1,10 +1,9 @@
 #include "server/scripting/lua_sandbox.h"
 
-#include <lua.hpp>
-
 #include <climits>
 #include <cstddef>
 #include <initializer_list>
+#include <lua.hpp>
 
 extern "C" {
 int luaopen_cjson(lua_State* lua);
@@ -26,8 +25,10 @@ void Unwrap(lua_State* lua, int index) {
   lua_getfield(lua, LUA_REGISTRYINDEX, kProxiesKey);
   lua_pushvalue(lua, index);
   lua_rawget(lua, -2);
-  if (lua_istable(lua, -1)) lua_replace(lua, index);
-  else lua_pop(lua, 1);
+  if (lua_istable(lua, -1))
+    lua_replace(lua, index);
+  else
+    lua_pop(lua, 1);
   lua_pop(lua, 1);
 }
 
@@ -243,9 +244,12 @@ void OpenLibraries(lua_State* lua) {
     const char* name;
     lua_CFunction open;
   } libraries[] = {
-      {"", luaopen_base},          {LUA_TABLIBNAME, luaopen_table},
-      {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math},
-      {"bit", luaopen_bit},        {"cjson", luaopen_cjson},
+      {"", luaopen_base},
+      {LUA_TABLIBNAME, luaopen_table},
+      {LUA_STRLIBNAME, luaopen_string},
+      {LUA_MATHLIBNAME, luaopen_math},
+      {"bit", luaopen_bit},
+      {"cjson", luaopen_cjson},
   };
   for (const auto& lib : libraries) {
     lua_pushcfunction(lua, lib.open);

@@ -1,10 +1,9 @@
 #include "server/scripting/script_engine.h"
 
-#include <lua.hpp>
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <lua.hpp>
 
 #include "protocol/reply_reader.h"
 #include "protocol/request_parser.h"
@@ -510,7 +509,8 @@ int ScriptEngine::RedisLog(lua_State* lua) {
   ScriptEngine& self = Self(lua);
   const int argc = lua_gettop(lua);
   if (argc < 2) return ArgCountError(lua, "redis.log() requires two arguments or more.");
-  if (!lua_isnumber(lua, 1)) return ArgCountError(lua, "First argument must be a number (log level).");
+  if (!lua_isnumber(lua, 1))
+    return ArgCountError(lua, "First argument must be a number (log level).");
   const lua_Number level = lua_tonumber(lua, 1);
   if (level < 0 || level > 3) return ArgCountError(lua, "Invalid debug level.");
   std::string message;
@@ -619,8 +619,8 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   } else {
     // Errors the handler never saw (out of memory) arrive as plain strings.
     const char* message = lua_tostring(lua_, -1);
-    reply.Error({"ERR Error running script (call to f_", sha, "): @user_script: ",
-                 message != nullptr ? message : "unknown error"});
+    reply.Error({"ERR Error running script (call to f_", sha,
+                 "): @user_script: ", message != nullptr ? message : "unknown error"});
   }
   lua_settop(lua_, base);
   if (status != 0) lua_gc(lua_, LUA_GCCOLLECT, 0);
