@@ -143,6 +143,12 @@ void PushReply(lua_State* lua, const protocol::Reply& reply, int resp) {
 
 void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& out) {
   index = index < 0 ? lua_gettop(lua) + index + 1 : index;
+  // Redis checks the Lua stack before converting any element, so past the limit every element
+  // of the innermost array becomes this error.
+  if (!lua_checkstack(lua, 4)) {
+    out.Error("ERR reached lua stack limit");
+    return;
+  }
   switch (lua_type(lua, index)) {
     case LUA_TSTRING: {
       std::size_t len = 0;
@@ -171,10 +177,6 @@ void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& o
       return;
   }
   // Tables: the special shapes first, read raw so no metamethod runs.
-  if (!lua_checkstack(lua, 4)) {
-    out.Error("ERR reached lua stack limit");
-    return;
-  }
   const int top = lua_gettop(lua);
   std::size_t len = 0;
   if (RawField(lua, index, "err") == LUA_TSTRING) {

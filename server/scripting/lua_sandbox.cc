@@ -2,8 +2,11 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <lua.hpp>
+#include <string>
 
 extern "C" {
 int luaopen_cjson(lua_State* lua);
@@ -61,34 +64,98 @@ int GlobalIndex(lua_State* lua) {
   return 1;
 }
 
-// Calls the original function (upvalue 1) with the arguments, after unwrapping the first one.
-int CallUnwrappingFirst(lua_State* lua) {
+// The base functions that could see past a proxy, rewritten with Lua 5.1's own argument checks
+// (so their error texts and positions are the stock ones) and reading the real table behind a
+// proxy, or refusing to write through one.
+int Next(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
   Unwrap(lua, 1);
-  const int args = lua_gettop(lua);
-  lua_pushvalue(lua, lua_upvalueindex(1));
-  lua_insert(lua, 1);
-  lua_call(lua, args, LUA_MULTRET);
-  return lua_gettop(lua);
+  lua_settop(lua, 2);
+  if (lua_next(lua, 1) != 0) return 2;
+  lua_pushnil(lua);
+  return 1;
 }
 
-// Refuses proxies as first argument, then calls the original (upvalue 1).
-int CallRefusingProxy(lua_State* lua) {
-  if (IsProxy(lua, 1)) return RaiseReadonly(lua);
-  const int args = lua_gettop(lua);
-  lua_pushvalue(lua, lua_upvalueindex(1));
-  lua_insert(lua, 1);
-  lua_call(lua, args, LUA_MULTRET);
-  return lua_gettop(lua);
-}
-
-// pairs(t): the wrapped next over the real table.
 int Pairs(lua_State* lua) {
-  luaL_checkany(lua, 1);
+  luaL_checktype(lua, 1, LUA_TTABLE);
   Unwrap(lua, 1);
-  lua_pushvalue(lua, lua_upvalueindex(1));  // next
+  lua_pushvalue(lua, lua_upvalueindex(1));  // Next
   lua_pushvalue(lua, 1);
   lua_pushnil(lua);
   return 3;
+}
+
+int IpairsStep(lua_State* lua) {
+  const int i = luaL_checkint(lua, 2) + 1;
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  lua_pushinteger(lua, i);
+  lua_rawgeti(lua, 1, i);
+  return lua_isnil(lua, -1) ? 0 : 2;
+}
+
+int Ipairs(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  Unwrap(lua, 1);
+  lua_pushvalue(lua, lua_upvalueindex(1));  // IpairsStep
+  lua_pushvalue(lua, 1);
+  lua_pushinteger(lua, 0);
+  return 3;
+}
+
+int Rawget(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  luaL_checkany(lua, 2);
+  Unwrap(lua, 1);
+  lua_settop(lua, 2);
+  lua_rawget(lua, 1);
+  return 1;
+}
+
+int Rawset(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  luaL_checkany(lua, 2);
+  luaL_checkany(lua, 3);
+  if (IsProxy(lua, 1)) return RaiseReadonly(lua);
+  lua_settop(lua, 3);
+  lua_rawset(lua, 1);
+  return 1;
+}
+
+int Setmetatable(lua_State* lua) {
+  const int type = lua_type(lua, 2);
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  luaL_argcheck(lua, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table expected");
+  if (IsProxy(lua, 1)) return RaiseReadonly(lua);
+  if (luaL_getmetafield(lua, 1, "__metatable") != 0) {
+    return luaL_error(lua, "cannot change a protected metatable");
+  }
+  lua_settop(lua, 2);
+  lua_setmetatable(lua, 1);
+  return 1;
+}
+
+// table.insert writes raw: through a proxy it would store into the shared proxy itself.
+int TableInsert(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  int last = static_cast<int>(lua_objlen(lua, 1)) + 1;
+  int pos = last;
+  switch (lua_gettop(lua)) {
+    case 2:
+      break;
+    case 3:
+      pos = luaL_checkint(lua, 2);
+      if (pos > last) last = pos;
+      for (int i = last; i > pos; --i) {
+        lua_rawgeti(lua, 1, i - 1);
+        lua_rawseti(lua, 1, i);
+      }
+      break;
+    default:
+      return luaL_error(lua, "wrong number of arguments to 'insert'");
+  }
+  if (IsProxy(lua, 1)) return RaiseReadonly(lua);
+  lua_rawseti(lua, 1, pos);
+  return 0;
 }
 
 // unpack(t, i, j) with the range checked in 64 bits: Lua 5.1's own check overflows for ranges
@@ -108,20 +175,32 @@ int Unpack(lua_State* lua) {
   return static_cast<int>(count);
 }
 
-// bit.tohex(x, n) with n clamped: LuaBitOp 1.0.2 negates n, which overflows for INT_MIN and
-// writes outside its buffer (CVE-2024-31449 in Redis).
+// bit.tohex(x [, n]) as LuaBitOp computes it, with n clamped to 8 digits: LuaBitOp 1.0.2 negates
+// n, which overflows for INT_MIN and writes outside its buffer (CVE-2024-31449 in Redis).
+std::uint32_t BitArg(lua_State* lua, int index) {
+  // LuaBitOp's conversion: the low 32 bits of the number's integer part, modulo 2^32.
+  const lua_Number n = luaL_checknumber(lua, index);
+  const double shifted = n + 6755399441055744.0;  // 2^52 + 2^51
+  std::uint64_t bits;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  return static_cast<std::uint32_t>(bits);
+}
+
 int BitTohex(lua_State* lua) {
-  if (!lua_isnoneornil(lua, 2)) {
-    const lua_Number n = luaL_checknumber(lua, 2);
-    if (n < -8 || n > 8) {
-      lua_pushnumber(lua, n < 0 ? -8 : 8);
-      lua_replace(lua, 2);
-    }
+  std::uint32_t value = BitArg(lua, 1);
+  std::int64_t digits = lua_isnone(lua, 2) ? 8 : static_cast<std::int32_t>(BitArg(lua, 2));
+  const char* alphabet = "0123456789abcdef";
+  if (digits < 0) {
+    digits = -digits;
+    alphabet = "0123456789ABCDEF";
   }
-  const int args = lua_gettop(lua);
-  lua_pushvalue(lua, lua_upvalueindex(1));
-  lua_insert(lua, 1);
-  lua_call(lua, args, 1);
+  if (digits > 8) digits = 8;
+  char buf[8];
+  for (int i = static_cast<int>(digits); --i >= 0;) {
+    buf[i] = alphabet[value & 15];
+    value >>= 4;
+  }
+  lua_pushlstring(lua, buf, static_cast<std::size_t>(digits));
   return 1;
 }
 
@@ -134,10 +213,16 @@ void SetSandboxEnv(lua_State* lua) {
 }
 
 int LoadChunk(lua_State* lua, const char* s, std::size_t len, const char* chunkname) {
+  // Redis's Lua has no binary loader: a chunk that starts with the bytecode signature is parsed
+  // as text and fails there. A leading space keeps Lua from taking the binary path and moves
+  // nothing (not even line numbers).
+  std::string text;
   if (IsBytecode(s, len)) {
-    lua_pushnil(lua);
-    lua_pushstring(lua, "loading precompiled chunks is not allowed");
-    return 2;
+    text.reserve(len + 1);
+    text.push_back(' ');
+    text.append(s, len);
+    s = text.data();
+    len = text.size();
   }
   // The chunk name stays on the stack while Lua parses: an unanchored name can be collected in
   // the middle of parsing (CVE-2025-49844 in Redis's Lua).
@@ -187,8 +272,13 @@ int Load(lua_State* lua) {
 
 // Redis's pcall: an error that is a Redis error table comes back as its err string.
 int Pcall(lua_State* lua) {
-  luaL_checkany(lua, 1);
   const int args = lua_gettop(lua);
+  if (args == 0) {
+    // Redis's pcall has no argument check: with nothing to call it fails like this.
+    lua_pushboolean(lua, 0);
+    lua_pushstring(lua, "attempt to call a boolean value");
+    return 2;
+  }
   lua_pushboolean(lua, 1);
   lua_insert(lua, 1);
   if (lua_pcall(lua, args - 1, LUA_MULTRET, 0) != 0) {
@@ -205,12 +295,6 @@ int Pcall(lua_State* lua) {
     lua_insert(lua, 1);
   }
   return lua_gettop(lua);
-}
-
-void WrapGlobal(lua_State* lua, int table, const char* name, lua_CFunction wrapper) {
-  lua_getfield(lua, table, name);
-  lua_pushcclosure(lua, wrapper, 1);
-  lua_setfield(lua, table, name);
 }
 
 // Pushes a read-only proxy of the table at `index`.
@@ -288,29 +372,22 @@ int InstallSandbox(lua_State* lua) {
   lua_setfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
   lua_pop(lua, 1);
 
-  // The string metatable would let a script change every string's methods for every later
-  // script: hide it behind the decoy.
-  lua_pushstring(lua, "");
-  lua_getmetatable(lua, -1);
-  lua_getfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
-  lua_setfield(lua, -2, "__metatable");
-  lua_pop(lua, 2);
-
-  lua_getglobal(lua, "next");
-  const int next = lua_gettop(lua);
-  lua_pushvalue(lua, next);
-  lua_pushcclosure(lua, CallUnwrappingFirst, 1);
+  lua_pushcfunction(lua, Next);
   lua_setfield(lua, globals, "next");
-  lua_getfield(lua, globals, "next");
+  lua_pushcfunction(lua, Next);
   lua_pushcclosure(lua, Pairs, 1);
   lua_setfield(lua, globals, "pairs");
-  lua_pop(lua, 1);
-  WrapGlobal(lua, globals, "ipairs", CallUnwrappingFirst);
-  WrapGlobal(lua, globals, "rawget", CallUnwrappingFirst);
+  lua_pushcfunction(lua, IpairsStep);
+  lua_pushcclosure(lua, Ipairs, 1);
+  lua_setfield(lua, globals, "ipairs");
+  lua_pushcfunction(lua, Rawget);
+  lua_setfield(lua, globals, "rawget");
   lua_pushcfunction(lua, Unpack);
   lua_setfield(lua, globals, "unpack");
-  WrapGlobal(lua, globals, "rawset", CallRefusingProxy);
-  WrapGlobal(lua, globals, "setmetatable", CallRefusingProxy);
+  lua_pushcfunction(lua, Rawset);
+  lua_setfield(lua, globals, "rawset");
+  lua_pushcfunction(lua, Setmetatable);
+  lua_setfield(lua, globals, "setmetatable");
   lua_pushcfunction(lua, Loadstring);
   lua_setfield(lua, globals, "loadstring");
   lua_pushcfunction(lua, Load);
@@ -318,18 +395,17 @@ int InstallSandbox(lua_State* lua) {
   lua_pushcfunction(lua, Pcall);
   lua_setfield(lua, globals, "pcall");
 
+  // The other table functions only read raw, or write nothing through an (empty) proxy.
   lua_getglobal(lua, LUA_TABLIBNAME);
-  const int table_lib = lua_gettop(lua);
-  for (const char* name : {"insert", "remove", "sort", "setn"}) {
-    WrapGlobal(lua, table_lib, name, CallRefusingProxy);
-  }
-  for (const char* name : {"concat", "getn", "maxn", "foreach", "foreachi"}) {
-    WrapGlobal(lua, table_lib, name, CallUnwrappingFirst);
-  }
+  lua_pushcfunction(lua, TableInsert);
+  lua_setfield(lua, -2, "insert");
   lua_pop(lua, 1);
 
   lua_getglobal(lua, "bit");
-  if (lua_istable(lua, -1)) WrapGlobal(lua, lua_gettop(lua), "tohex", BitTohex);
+  if (lua_istable(lua, -1)) {
+    lua_pushcfunction(lua, BitTohex);
+    lua_setfield(lua, -2, "tohex");
+  }
   lua_pop(lua, 1);
 
   for (const char* name : {"string", "math", "table", "coroutine", "bit", "cjson", "redis"}) {
@@ -340,6 +416,18 @@ int InstallSandbox(lua_State* lua) {
     }
     lua_pop(lua, 1);
   }
+
+  // The string metatable would let a script change every string's methods for every later
+  // script: getmetatable('') shows a read-only view of it, whose __index is the (proxied)
+  // string library, as in Redis.
+  lua_pushstring(lua, "");
+  lua_getmetatable(lua, -1);
+  lua_newtable(lua);
+  lua_getglobal(lua, LUA_STRLIBNAME);
+  lua_setfield(lua, -2, "__index");
+  PushProxy(lua, -1, false);
+  lua_setfield(lua, -3, "__metatable");
+  lua_pop(lua, 3);
 
   lua_pushvalue(lua, globals);
   PushProxy(lua, -1, true);

@@ -38,10 +38,15 @@ constexpr char kScriptKilled[] = "Script killed by user with SCRIPT KILL...";
 // The message handler for every script call: turns the error into a Redis error table and
 // records where in the script it was raised (Redis's __redis__err__handler).
 int ErrorHandler(lua_State* lua) {
+  // The position is that of the innermost Lua function on the stack: the script line that
+  // called error(), redis.call() or a library function.
   lua_Debug ar;
-  bool have = lua_getstack(lua, 1, &ar) != 0 && lua_getinfo(lua, "nSl", &ar) != 0;
-  if (have && std::strcmp(ar.what, "C") == 0) {
-    have = lua_getstack(lua, 2, &ar) != 0 && lua_getinfo(lua, "nSl", &ar) != 0;
+  bool have = false;
+  for (int level = 1; lua_getstack(lua, level, &ar) != 0; ++level) {
+    if (lua_getinfo(lua, "nSl", &ar) != 0 && std::strcmp(ar.what, "C") != 0) {
+      have = true;
+      break;
+    }
   }
   if (!lua_istable(lua, 1)) {
     // err = {err = 'ERR ' .. tostring(err)}
@@ -119,16 +124,20 @@ bool ParseShebang(std::string_view body, Script& script, std::size_t& shebang_le
       return false;
     }
     option.remove_prefix(6);
-    while (true) {
+    // Split like sdssplitlen: "flags=" is no flag, "a," is "a" and an empty (unknown) flag.
+    while (!option.empty()) {
       const std::size_t comma = option.find(',');
       const std::string_view flag = option.substr(0, comma);
-      if (!(flag.empty() && comma == std::string_view::npos && option.empty()) &&
-          !IsReadOnlyFlag(flag, script.no_writes)) {
+      if (!IsReadOnlyFlag(flag, script.no_writes)) {
         reply.Error({"ERR Unexpected flag in script shebang: ", flag});
         return false;
       }
       if (comma == std::string_view::npos) break;
       option.remove_prefix(comma + 1);
+      if (option.empty()) {
+        reply.Error("ERR Unexpected flag in script shebang: ");
+        return false;
+      }
     }
   }
   script.has_shebang = true;
@@ -181,7 +190,7 @@ int RedisSha1Hex(lua_State* lua) {
 }
 
 int RedisSetRepl(lua_State* lua) {
-  if (lua_gettop(lua) != 1) return ArgCountError(lua, "redis.set_repl() requires one argument.");
+  if (lua_gettop(lua) != 1) return ArgCountError(lua, "redis.set_repl() requires two arguments.");
   const lua_Number flags = lua_tonumber(lua, 1);
   if (flags < 0 || flags > 3 || flags != std::floor(flags)) {
     return ArgCountError(

@@ -1,0 +1,292 @@
+// A runaway script against a real server (redis-semantics.md 6.6): past busy-reply-threshold other
+// clients get BUSY for everything but the allow-busy commands, SCRIPT KILL stops a script that has
+// not written, and one that has is UNKILLABLE, which leaves stopping the server: warden by
+// SIGTERM (it stops a running script on that signal), redis-server by SHUTDOWN NOSAVE.
+//
+// The servers are started here with --busy-reply-threshold 200, which both accept, because the
+// shared fixture's use the 5000 ms default. Nothing waits on the clock: client B's PING is
+// answered only once the threshold has passed, so each wait is a read with a bounded deadline.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "deadline.h"
+#include "resp_client.h"
+#include "resp_reply.h"
+#include "server_fixture.h"
+#include "server_process.h"
+
+namespace warden::testing {
+namespace {
+
+constexpr std::string_view kBusy =
+    "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+constexpr std::string_view kUnkillable =
+    "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.\r\n";
+// The script of redis-semantics.md 6.6, whose SHA-1 the kill error names.
+constexpr std::string_view kRunaway = "local t=0 while true do t=t+1 end";
+constexpr std::string_view kRunawaySha = "69e49ba5f2f384f0937667865500d1d24c236825";
+// Bounds every wait; a healthy run needs a fraction of it.
+constexpr int kWaitMs = 20000;
+
+// A server on a free loopback port with --busy-reply-threshold 200. Owns the process: destroying
+// it sends SIGTERM, then SIGKILL, and reaps it.
+class BusyServer {
+ public:
+  static std::unique_ptr<BusyServer> Start(const std::string& binary, std::string& error) {
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      const std::uint16_t port = FindFreePort();
+      std::string log_path =
+          (std::filesystem::temp_directory_path() / "warden-busy-test-XXXXXX").string();
+      const int log_fd = mkostemp(log_path.data(), O_CLOEXEC);
+      if (port == 0 || log_fd < 0) {
+        error = "no free port or log file: " + std::string(std::strerror(errno));
+        return nullptr;
+      }
+      std::vector<std::string> argv = {binary};
+      for (std::string& arg : RedisLikeServerArgs(port)) argv.push_back(std::move(arg));
+      argv.insert(argv.end(), {"--busy-reply-threshold", "200"});
+      const pid_t pid = SpawnChild(argv, {.stdout_fd = log_fd, .stderr_fd = log_fd}, error);
+      close(log_fd);
+      if (pid < 0) return nullptr;
+      std::unique_ptr<BusyServer> server(new BusyServer(port, pid, log_path));
+      if (server->WaitUntilReady()) return server;
+      // An early exit may be a lost race for the port: try another.
+      error = binary + " did not start; log:\n" + server->LogTail();
+      if (server->exit_status_ == std::nullopt) return nullptr;
+    }
+    return nullptr;
+  }
+
+  BusyServer(const BusyServer&) = delete;
+  BusyServer& operator=(const BusyServer&) = delete;
+  ~BusyServer() {
+    if (!exit_status_) {
+      kill(pid_, SIGTERM);
+      exit_status_ = WaitForChild(pid_, 5000);
+      if (!exit_status_) {
+        kill(pid_, SIGKILL);
+        WaitForChild(pid_, 10000);
+      }
+    }
+    unlink(log_path_.c_str());
+  }
+
+  std::uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
+
+  // Waits (bounded) for the process to exit; its waitpid status, or nullopt if it still runs.
+  std::optional<int> WaitForExit(int timeout_ms) {
+    if (!exit_status_) exit_status_ = WaitForChild(pid_, timeout_ms);
+    return exit_status_;
+  }
+
+  std::string LogTail() const {
+    std::ifstream in(log_path_, std::ios::binary);
+    std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return log.size() > 2000 ? log.substr(log.size() - 2000) : log;
+  }
+
+ private:
+  BusyServer(std::uint16_t port, pid_t pid, std::string log_path)
+      : port_(port), pid_(pid), log_path_(std::move(log_path)) {}
+
+  bool WaitUntilReady() {
+    const Deadline deadline(kWaitMs);
+    while (!deadline.Expired()) {
+      if (std::optional<RespClient> client = RespClient::Connect(port_, deadline.RemainingMs())) {
+        if (client->Command({"PING"}, deadline.RemainingMs()).bytes == "+PONG\r\n") return true;
+      }
+      // Not listening yet: wait a little, but wake at once if the server exits.
+      if ((exit_status_ = WaitForChild(pid_, 10))) return false;
+    }
+    return false;
+  }
+
+  std::uint16_t port_;
+  pid_t pid_;
+  std::string log_path_;
+  std::optional<int> exit_status_;
+};
+
+class ScriptBusyTest : public ::testing::TestWithParam<ServerKind> {
+ protected:
+  void SetUp() override {
+    std::string binary = WARDEN_BINARY_PATH;
+    if (GetParam() == ServerKind::kRedis) {
+      binary = FindExecutable("redis-server");
+      ASSERT_FALSE(binary.empty()) << "redis-server is not on PATH (Debian: apt-get install "
+                                      "redis-server); every scenario here also runs against it.";
+    }
+    std::string error;
+    server_ = BusyServer::Start(binary, error);
+    ASSERT_NE(server_, nullptr) << error;
+    a_ = RespClient::Connect(server_->port());
+    b_ = RespClient::Connect(server_->port());
+    ASSERT_TRUE(a_ && b_);
+  }
+
+  // Client A starts `script`; returns once client B gets BUSY, i.e. the script has run past the
+  // threshold. B's PINGs before the script starts are answered PONG.
+  // An empty `script` only waits: A has sent its own.
+  void StartBusyScript(std::string_view script) {
+    if (!script.empty()) {
+      ASSERT_TRUE(a_->Send({"EVAL", std::string(script), "0"}));
+    }
+    const Deadline deadline(kWaitMs);
+    while (true) {
+      const ReadResult reply = b_->Command({"PING"}, deadline.RemainingMs());
+      if (reply.bytes == kBusy) return;
+      ASSERT_EQ(reply.bytes, "+PONG\r\n") << ReadStatusName(reply.status);
+      ASSERT_FALSE(deadline.Expired()) << "the script never made the server busy";
+    }
+  }
+
+  // Ends the server under a script SCRIPT KILL cannot stop, and checks that it is gone: warden on
+  // SIGTERM (it has no SHUTDOWN), redis-server on SHUTDOWN NOSAVE (it does not act on SIGTERM
+  // while a script runs).
+  void StopServerWhileBusy() {
+    if (GetParam() == ServerKind::kWarden) {
+      ASSERT_EQ(kill(server_->pid(), SIGTERM), 0);
+    } else {
+      ASSERT_TRUE(b_->Send({"SHUTDOWN", "NOSAVE"}));
+      EXPECT_EQ(b_->ReadUntilClose(kWaitMs).status, ReadStatus::kClosed);
+    }
+    const std::optional<int> status = server_->WaitForExit(kWaitMs);
+    ASSERT_TRUE(status.has_value()) << "the server still runs; log:\n" << server_->LogTail();
+    EXPECT_TRUE(WIFEXITED(*status)) << DescribeWaitStatus(*status);
+  }
+
+  std::unique_ptr<BusyServer> server_;
+  std::optional<RespClient> a_;
+  std::optional<RespClient> b_;
+};
+
+TEST_P(ScriptBusyTest, OtherClientsGetBusyPastTheThreshold) {
+  StartBusyScript(kRunaway);
+
+  EXPECT_EQ(b_->Command({"GET", "k"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"SET", "k", "v"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"CLIENT", "ID"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"EVAL", "return 1", "0"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+}
+
+TEST_P(ScriptBusyTest, HelloStillWorksWhileBusy) {
+  StartBusyScript(kRunaway);
+
+  EXPECT_TRUE(
+      b_->Command({"HELLO", "2"}).bytes.starts_with("*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n"));
+  EXPECT_EQ(b_->Command({"PING"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+}
+
+TEST_P(ScriptBusyTest, NewConnectionsAreServedWhileBusy) {
+  StartBusyScript(kRunaway);
+  std::optional<RespClient> c = RespClient::Connect(server_->port());
+  ASSERT_TRUE(c);
+
+  EXPECT_EQ(c->Command({"PING"}).bytes, kBusy);
+  EXPECT_EQ(c->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+}
+
+TEST_P(ScriptBusyTest, ScriptKillStopsAScriptThatHasNotWritten) {
+  StartBusyScript(kRunaway);
+
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+
+  EXPECT_EQ(a_->ReadReply(kWaitMs).bytes,
+            "-ERR Script killed by user with SCRIPT KILL... script: " + std::string(kRunawaySha) +
+                ", on @user_script:1.\r\n");
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes,
+            "-NOTBUSY No scripts in execution right now.\r\n");
+  EXPECT_EQ(b_->Command({"PING"}).bytes, "+PONG\r\n");
+  EXPECT_EQ(a_->Command({"EVAL", "return 'after'", "0"}).bytes, "$5\r\nafter\r\n");
+}
+
+TEST_P(ScriptBusyTest, PcallCannotSwallowTheKill) {
+  const std::string script =
+      "local i = 0 while true do pcall(function() while true do i = i + 1 end end) end";
+  StartBusyScript(script);
+
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+
+  EXPECT_EQ(a_->ReadReply(kWaitMs).bytes,
+            "-ERR Script killed by user with SCRIPT KILL... script: "
+            "bf7c35e77d5f811e61ac2c6bdadc05f8e891dde1, on @user_script:1.\r\n");
+  EXPECT_EQ(b_->Command({"PING"}).bytes, "+PONG\r\n");
+}
+
+TEST_P(ScriptBusyTest, ScriptClientsPipelinedCommandsRunAfterTheScriptInOrder) {
+  // Redis's test "Timedout script does not cause a false dead client".
+  ASSERT_TRUE(
+      a_->SendRaw(EncodeCommand({"EVAL", std::string(kRunaway), "0"}) + EncodeCommand({"PING"})));
+  StartBusyScript("");  // A's script is already running: only wait for BUSY
+  ASSERT_TRUE(a_->Send({"ECHO", "later"}));
+
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+
+  EXPECT_EQ(a_->ReadReply(kWaitMs).bytes,
+            "-ERR Script killed by user with SCRIPT KILL... script: " + std::string(kRunawaySha) +
+                ", on @user_script:1.\r\n");
+  EXPECT_EQ(a_->ReadReply(kWaitMs).bytes, "+PONG\r\n");
+  EXPECT_EQ(a_->ReadReply(kWaitMs).bytes, "$5\r\nlater\r\n");
+}
+
+TEST_P(ScriptBusyTest, AllowBusyCommandsRun) {
+  StartBusyScript(kRunaway);
+
+  EXPECT_EQ(b_->Command({"AUTH", "x"}).bytes,
+            "-ERR AUTH <password> called without any password configured for the default user. "
+            "Are you sure your configuration is correct?\r\n");
+  EXPECT_EQ(b_->Command({"RESET"}).bytes, "+RESET\r\n");
+  std::optional<RespClient> c = RespClient::Connect(server_->port());
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->Send({"QUIT"}));
+  const ReadResult quit = c->ReadUntilClose(kWaitMs);
+  EXPECT_EQ(quit.status, ReadStatus::kClosed);
+  EXPECT_EQ(quit.bytes, "+OK\r\n");
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+}
+
+TEST_P(ScriptBusyTest, LookupAndArityErrorsComeBeforeBusy) {
+  StartBusyScript(kRunaway);
+
+  EXPECT_EQ(b_->Command({"nosuch"}).bytes,
+            "-ERR unknown command 'nosuch', with args beginning with: \r\n");
+  EXPECT_EQ(b_->Command({"GET"}).bytes, "-ERR wrong number of arguments for 'get' command\r\n");
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL", "x"}).bytes,
+            "-ERR wrong number of arguments for 'script|kill' command\r\n");
+  EXPECT_EQ(b_->Command({"SCRIPT", "LOAD", "return 1"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+}
+
+TEST_P(ScriptBusyTest, ScriptThatWroteIsUnkillable) {
+  StartBusyScript("redis.call('set', 'x', '1') while true do end");
+
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, kUnkillable);
+  EXPECT_EQ(b_->Command({"GET", "x"}).bytes, kBusy);
+
+  StopServerWhileBusy();
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, ScriptBusyTest, AllServers(), ServerKindName);
+
+}  // namespace
+}  // namespace warden::testing

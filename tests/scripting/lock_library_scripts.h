@@ -1,0 +1,241 @@
+// The Lua scripts real lock libraries send, byte for byte: whitespace included, so each SHA-1 is
+// the one the library computes for EVALSHA. Each is copied from the library's own source:
+//
+//   redis-py 4.x           redis/redis-py redis/lock.py (class Lock) @ 81e4d0bf5134
+//   node-redlock v4        mike-marcacci/node-redlock redlock.js, 4.x (lockScript, extendScript,
+//                          unlockScript; sent with EVALSHA, then EVAL on NOSCRIPT)
+//   @sesamecare-oss/redlock  sesamecare/redlock src/scripts.ts @ 3b13d98 (package 3.6.0; imported
+//                          by src/index.ts, registered with ioredis defineCommand)
+//   redis-semaphore 5.x    swarthy/redis-semaphore src/mutex/refresh.ts @ 27b0748 and
+//                          src/mutex/release.ts @ 44d22e8 (acquire is a plain SET PX NX)
+//   go-redsync v4          go-redsync/redsync mutex.go: early v4 @ ef3eedd (deleteScript,
+//                          touchScript); later v4 (deleteScript returning -1 for a missing key,
+//                          touchWithSetNXScript), whose SHA-1s the latest scripts.go pins.
+//
+// The differential case file tests/differential/cases/scripting_lock_libraries.txt sends the same
+// texts to redis-server 7.0 and warden.
+#pragma once
+
+#include <string_view>
+
+namespace warden::server::lock_scripts {
+
+// redis-py 4.x, redis/lock.py, Lock.LUA_RELEASE_SCRIPT.
+constexpr std::string_view kRedisPyRelease =
+    "\n"
+    "        local token = redis.call('get', KEYS[1])\n"
+    "        if not token or token ~= ARGV[1] then\n"
+    "            return 0\n"
+    "        end\n"
+    "        redis.call('del', KEYS[1])\n"
+    "        return 1\n"
+    "    ";
+
+// redis-py 4.x, redis/lock.py, Lock.LUA_EXTEND_SCRIPT.
+constexpr std::string_view kRedisPyExtend =
+    "\n"
+    "        local token = redis.call('get', KEYS[1])\n"
+    "        if not token or token ~= ARGV[1] then\n"
+    "            return 0\n"
+    "        end\n"
+    "        local expiration = redis.call('pttl', KEYS[1])\n"
+    "        if not expiration then\n"
+    "            expiration = 0\n"
+    "        end\n"
+    "        if expiration < 0 then\n"
+    "            return 0\n"
+    "        end\n"
+    "\n"
+    "        local newttl = ARGV[2]\n"
+    "        if ARGV[3] == \"0\" then\n"
+    "            newttl = ARGV[2] + expiration\n"
+    "        end\n"
+    "        redis.call('pexpire', KEYS[1], newttl)\n"
+    "        return 1\n"
+    "    ";
+
+// redis-py 4.x, redis/lock.py, Lock.LUA_REACQUIRE_SCRIPT.
+constexpr std::string_view kRedisPyReacquire =
+    "\n"
+    "        local token = redis.call('get', KEYS[1])\n"
+    "        if not token or token ~= ARGV[1] then\n"
+    "            return 0\n"
+    "        end\n"
+    "        redis.call('pexpire', KEYS[1], ARGV[2])\n"
+    "        return 1\n"
+    "    ";
+
+// node-redlock v4, redlock.js, lockScript.
+constexpr std::string_view kRedlock4Lock =
+    "\n"
+    "\t-- Return 0 if an entry already exists.\n"
+    "\tfor i, key in ipairs(KEYS) do\n"
+    "\t\tif redis.call(\"exists\", key) == 1 then\n"
+    "\t\t\treturn 0\n"
+    "\t\tend\n"
+    "\tend\n"
+    "\n"
+    "\t-- Create an entry for each provided key.\n"
+    "\tfor i, key in ipairs(KEYS) do\n"
+    "\t\tredis.call(\"set\", key, ARGV[1], \"PX\", ARGV[2])\n"
+    "\tend\n"
+    "\n"
+    "\t-- Return the number of entries added.\n"
+    "\treturn #KEYS\n";
+
+// node-redlock v4, redlock.js, extendScript.
+constexpr std::string_view kRedlock4Extend =
+    "\n"
+    "\t-- Return 0 if an entry exists with a *different* lock value.\n"
+    "\tfor i, key in ipairs(KEYS) do\n"
+    "\t\tif redis.call(\"get\", key) ~= ARGV[1] then\n"
+    "\t\t\treturn 0\n"
+    "\t\tend\n"
+    "\tend\n"
+    "\n"
+    "\t-- Update the entry for each provided key.\n"
+    "\tfor i, key in ipairs(KEYS) do\n"
+    "\t\tredis.call(\"set\", key, ARGV[1], \"PX\", ARGV[2])\n"
+    "\tend\n"
+    "\n"
+    "\t-- Return the number of entries updated.\n"
+    "\treturn #KEYS\n";
+
+// node-redlock v4, redlock.js, unlockScript.
+constexpr std::string_view kRedlock4Unlock =
+    "\n"
+    "\tlocal count = 0\n"
+    "\tfor i, key in ipairs(KEYS) do\n"
+    "\t\t-- Only remove entries for *this* lock value.\n"
+    "\t\tif redis.call(\"get\", key) == ARGV[1] then\n"
+    "\t\t\tredis.pcall(\"del\", key)\n"
+    "\t\t\tcount = count + 1\n"
+    "\t\tend\n"
+    "\tend\n"
+    "\n"
+    "\t-- Return the number of entries removed.\n"
+    "\treturn count\n";
+
+// @sesamecare-oss/redlock, src/scripts.ts, ACQUIRE_SCRIPT.
+constexpr std::string_view kSesameAcquire =
+    "\n"
+    "  -- Return 0 if an entry already exists.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    if redis.call(\"exists\", key) == 1 then\n"
+    "      return 0\n"
+    "    end\n"
+    "  end\n"
+    "\n"
+    "  -- Create an entry for each provided key.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    redis.call(\"set\", key, ARGV[1], \"PX\", ARGV[2])\n"
+    "  end\n"
+    "\n"
+    "  -- Return the number of entries added.\n"
+    "  return #KEYS\n";
+
+// @sesamecare-oss/redlock, src/scripts.ts, EXTEND_SCRIPT.
+constexpr std::string_view kSesameExtend =
+    "\n"
+    "  -- Return 0 if an entry exists with a *different* lock value.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    if redis.call(\"get\", key) ~= ARGV[1] then\n"
+    "      return 0\n"
+    "    end\n"
+    "  end\n"
+    "\n"
+    "  -- Update the entry for each provided key.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    redis.call(\"set\", key, ARGV[1], \"PX\", ARGV[2])\n"
+    "  end\n"
+    "\n"
+    "  -- Return the number of entries updated.\n"
+    "  return #KEYS\n";
+
+// @sesamecare-oss/redlock, src/scripts.ts, RELEASE_SCRIPT.
+constexpr std::string_view kSesameRelease =
+    "\n"
+    "  local count = 0\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    -- Only remove entries for *this* lock value.\n"
+    "    if redis.call(\"get\", key) == ARGV[1] then\n"
+    "      redis.pcall(\"del\", key)\n"
+    "      count = count + 1\n"
+    "    end\n"
+    "  end\n"
+    "\n"
+    "  -- Return the number of entries removed.\n"
+    "  return count\n";
+
+// redis-semaphore 5.x, src/mutex/refresh.ts, expireIfEqualLua.
+constexpr std::string_view kSemaphoreRefresh =
+    "\n"
+    "  local key = KEYS[1]\n"
+    "  local identifier = ARGV[1]\n"
+    "  local lockTimeout = ARGV[2]\n"
+    "\n"
+    "  local value = redis.call('get', key)\n"
+    "\n"
+    "  if value == identifier then\n"
+    "    redis.call('pexpire', key, lockTimeout)\n"
+    "    return 1\n"
+    "  end\n"
+    "\n"
+    "  return 0\n"
+    "  ";
+
+// redis-semaphore 5.x, src/mutex/release.ts, delIfEqualLua.
+constexpr std::string_view kSemaphoreRelease =
+    "\n"
+    "  local key = KEYS[1]\n"
+    "  local identifier = ARGV[1]\n"
+    "\n"
+    "  if redis.call('get', key) == identifier then\n"
+    "    return redis.call('del', key)\n"
+    "  end\n"
+    "\n"
+    "  return 0\n"
+    "  ";
+
+// go-redsync v4 (early), mutex.go, deleteScript.
+constexpr std::string_view kRedsyncDeleteEarly =
+    "\n"
+    "\tif redis.call(\"GET\", KEYS[1]) == ARGV[1] then\n"
+    "\t\treturn redis.call(\"DEL\", KEYS[1])\n"
+    "\telse\n"
+    "\t\treturn 0\n"
+    "\tend\n";
+
+// go-redsync v4, mutex.go, touchScript.
+constexpr std::string_view kRedsyncTouch =
+    "\n"
+    "\tif redis.call(\"GET\", KEYS[1]) == ARGV[1] then\n"
+    "\t\treturn redis.call(\"PEXPIRE\", KEYS[1], ARGV[2])\n"
+    "\telse\n"
+    "\t\treturn 0\n"
+    "\tend\n";
+
+// go-redsync v4 (later), mutex.go, deleteScript.
+constexpr std::string_view kRedsyncDelete =
+    "\n"
+    "\tlocal val = redis.call(\"GET\", KEYS[1])\n"
+    "\tif val == ARGV[1] then\n"
+    "\t\treturn redis.call(\"DEL\", KEYS[1])\n"
+    "\telseif val == false then\n"
+    "\t\treturn -1\n"
+    "\telse\n"
+    "\t\treturn 0\n"
+    "\tend\n";
+
+// go-redsync v4 (later), mutex.go, touchWithSetNXScript.
+constexpr std::string_view kRedsyncTouchWithSetNx =
+    "\n"
+    "\tif redis.call(\"GET\", KEYS[1]) == ARGV[1] then\n"
+    "\t\treturn redis.call(\"PEXPIRE\", KEYS[1], ARGV[2])\n"
+    "\telseif redis.call(\"SET\", KEYS[1], ARGV[1], \"PX\", ARGV[2], \"NX\") then\n"
+    "\t\treturn 1\n"
+    "\telse\n"
+    "\t\treturn 0\n"
+    "\tend\n";
+
+}  // namespace warden::server::lock_scripts
