@@ -7,6 +7,7 @@ packages=(
   libuv1-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
   googletest libgtest-dev libbenchmark-dev
   redis-server redis-tools
+  python3-redis python3-pytest
 )
 
 missing=()
