@@ -25,7 +25,15 @@ struct CommandContext {
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }
   storage::Keyspace& keyspace() const { return server.keyspace; }
+  // The clock as it is now, for relative expiries and TTL arithmetic: Redis uses the live time
+  // there even inside a script, whose expiry decisions use the frozen now_ms.
+  std::int64_t live_now_ms() const {
+    return server.frozen_now_ms >= 0 ? server.clock.NowMs() : now_ms;
+  }
 };
+
+// Replies a HELP text: one status line per element, as Redis's addReplyHelp does.
+void ReplyHelp(protocol::ReplyWriter& reply, std::span<const std::string_view> lines);
 
 // Case-insensitive comparison of an argument with a lower-case option name.
 bool ArgIs(std::string_view arg, std::string_view lower_name);

@@ -124,6 +124,11 @@ const CommandSpec* FindTopLevelCommand(std::string_view name) {
   }
 }
 
+void ReplyHelp(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {
+  reply.ArrayHeader(lines.size());
+  for (std::string_view line : lines) reply.Status(line);
+}
+
 bool ArgIs(std::string_view arg, std::string_view lower_name) {
   if (arg.size() != lower_name.size()) return false;
   for (std::size_t i = 0; i < arg.size(); ++i) {

@@ -253,20 +253,9 @@ void WriteInfo(protocol::ReplyWriter& r, const CommandSpec& spec) {
   r.Integer(spec.first_key);
   r.Integer(spec.last_key);
   r.Integer(spec.key_step);
-  std::size_t categories = 0;
-  for (std::string_view rest = spec.acl_categories; !rest.empty();) {
-    const std::size_t space = rest.find(' ');
-    ++categories;
-    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
-  }
-  r.SetHeader(categories);
-  for (std::string_view rest = spec.acl_categories; !rest.empty();) {
-    const std::size_t space = rest.find(' ');
-    r.Status(rest.substr(0, space));
-    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
-  }
-  // Redis sends an absent tip list, the key specifications and an absent subcommand list as
-  // sets (arrays in RESP2).
+  r.SetHeader(CountWords(spec.acl_categories));
+  ForEachWord(spec.acl_categories, [&](std::string_view category) { r.Status(category); });
+  // Tips, key specifications and an absent subcommand list are sets (arrays in RESP2).
   WriteTips(r, spec.name);
   WriteKeySpecs(r, spec.name);
   if (spec.is_container()) {
@@ -372,13 +361,9 @@ void CommandListCommand(CommandContext& ctx) {
     if (!pattern.empty() && !storage::GlobMatchNoCase(pattern, spec.name)) return;
     if (!category.empty()) {
       bool has = false;
-      for (std::string_view rest = spec.acl_categories; !rest.empty();) {
-        const std::size_t space = rest.find(' ');
-        if (ArgIs(category, rest.substr(1, space == std::string_view::npos ? space : space - 1))) {
-          has = true;
-        }
-        rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
-      }
+      ForEachWord(spec.acl_categories, [&](std::string_view word) {
+        if (ArgIs(category, word.substr(1))) has = true;  // "@read" matches "read"
+      });
       if (!has) return;
     }
     names.push_back(spec.name);
@@ -413,8 +398,7 @@ void CommandHelpCommand(CommandContext& ctx) {
       "HELP",
       "    Print this help.",
   };
-  ctx.reply.ArrayHeader(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Status(line);
+  ReplyHelp(ctx.reply, kLines);
 }
 
 // clang-format off

@@ -45,8 +45,7 @@ void ConfigHelpCommand(CommandContext& ctx) {
       "HELP",
       "    Print this help.",
   };
-  ctx.reply.ArrayHeader(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Status(line);
+  ReplyHelp(ctx.reply, kLines);
 }
 
 // clang-format off

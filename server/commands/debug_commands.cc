@@ -58,8 +58,7 @@ void DebugHelp(CommandContext& ctx) {
       "HELP",
       "    Print this help.",
   };
-  ctx.reply.ArrayHeader(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Status(line);
+  ReplyHelp(ctx.reply, kLines);
 }
 
 void DebugSleep(CommandContext& ctx) {
@@ -76,10 +75,11 @@ void DebugSleep(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// Redis reads DEBUG's on/off flags with atoi(): text that is not a number means off.
+bool FlagArg(std::string_view arg) { return std::atoi(std::string(arg).c_str()) != 0; }
+
 void DebugSetActiveExpire(CommandContext& ctx) {
-  // Redis reads the flag with atoi(): text that is not a number switches expiry off.
-  const std::string flag(ctx.arg(2));
-  ctx.server.active_expire_enabled = std::atoi(flag.c_str()) != 0;
+  ctx.server.active_expire_enabled = FlagArg(ctx.arg(2));
   ctx.reply.Ok();
 }
 
@@ -111,8 +111,7 @@ void DebugLog(CommandContext& ctx) {
 }
 
 void DebugSetDisableDenyScripts(CommandContext& ctx) {
-  const std::string flag(ctx.arg(2));
-  ctx.server.scripts_may_call_debug = std::atoi(flag.c_str()) != 0;
+  ctx.server.scripts_may_call_debug = FlagArg(ctx.arg(2));
   ctx.reply.Ok();
 }
 

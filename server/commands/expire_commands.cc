@@ -10,10 +10,6 @@ namespace {
 using storage::Entry;
 using storage::kNoDeadline;
 
-std::int64_t LiveNowMs(const CommandContext& ctx) {
-  return ctx.server.frozen_now_ms >= 0 ? ctx.server.clock.NowMs() : ctx.now_ms;
-}
-
 enum ExpireFlag : unsigned { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
 
 // Redis's expireGenericCommand. `unit_ms` is 1000 for the seconds variants; `relative` adds the
@@ -56,7 +52,7 @@ void ExpireGeneric(CommandContext& ctx, std::int64_t unit_ms, bool relative) {
     }
     when *= 1000;
   }
-  const std::int64_t live_now = LiveNowMs(ctx);
+  const std::int64_t live_now = ctx.live_now_ms();
   if (relative) {
     if (when > INT64_MAX - live_now) {
       errors::InvalidExpireTime(ctx.reply, ctx.spec.name);
@@ -104,7 +100,7 @@ void TtlGeneric(CommandContext& ctx, TtlUnit unit, bool absolute) {
   }
   std::int64_t ms = entry->deadline_ms();
   if (!absolute) {
-    ms -= LiveNowMs(ctx);
+    ms -= ctx.live_now_ms();
     if (ms < 0) ms = 0;
   }
   // Seconds are rounded to the nearest, half up, as Redis does: (ms + 500) / 1000, computed

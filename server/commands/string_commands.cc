@@ -17,11 +17,6 @@ namespace {
 using storage::Entry;
 using storage::kNoDeadline;
 
-// Time for relative expiries: the live clock, even inside a script (Redis adds mstime()).
-std::int64_t LiveNowMs(const CommandContext& ctx) {
-  return ctx.server.frozen_now_ms >= 0 ? ctx.server.clock.NowMs() : ctx.now_ms;
-}
-
 // The 16 lower-case hex digits of XXH3-64 (seed 0) of `value`, as Redis 8.4's DIGEST prints it.
 void FormatDigest(std::string_view value, char (&out)[17]) {
   const XXH64_hash_t h = XXH3_64bits(value.data(), value.size());
@@ -143,7 +138,7 @@ void SetWithExpire(CommandContext& ctx, std::int64_t unit_ms) {
   std::int64_t ttl = 0;
   if (!IntegerArg(ctx, ctx.arg(2), ttl)) return;
   std::int64_t deadline = 0;
-  if (!ComputeDeadline(ttl, unit_ms, /*relative=*/true, LiveNowMs(ctx), deadline)) {
+  if (!ComputeDeadline(ttl, unit_ms, /*relative=*/true, ctx.live_now_ms(), deadline)) {
     errors::InvalidExpireTime(ctx.reply, ctx.spec.name);
     return;
   }
@@ -220,7 +215,7 @@ void SetCommand(CommandContext& ctx) {
     if (!IntegerArg(ctx, options.expire_arg, value)) return;
     const bool seconds = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kExat;
     const bool relative = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kPx;
-    if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? LiveNowMs(ctx) : 0,
+    if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? ctx.live_now_ms() : 0,
                          deadline)) {
       errors::InvalidExpireTime(ctx.reply, "set");
       return;

@@ -27,6 +27,28 @@ void WriteStatusLine(protocol::ReplyWriter& out, std::string_view text) {
   out.Status(line);
 }
 
+// {map = t} and {set = t}: every key of t (with its value for a map), in lua_next order.
+void WriteHashPart(lua_State* lua, int table, int resp, protocol::ReplyWriter& out,
+                   bool with_values) {
+  std::size_t count = 0;
+  lua_pushnil(lua);
+  while (lua_next(lua, table) != 0) {
+    ++count;
+    lua_pop(lua, 1);
+  }
+  if (with_values) {
+    out.MapHeader(count);
+  } else {
+    out.SetHeader(count);
+  }
+  lua_pushnil(lua);
+  while (lua_next(lua, table) != 0) {
+    WriteLuaValue(lua, -2, resp, out);
+    if (with_values) WriteLuaValue(lua, -1, resp, out);
+    lua_pop(lua, 1);
+  }
+}
+
 }  // namespace
 
 std::int64_t TruncateNumber(double value) {
@@ -211,38 +233,13 @@ void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& o
   }
   lua_settop(lua, top);
   if (RawField(lua, index, "map") == LUA_TTABLE) {
-    const int map = lua_gettop(lua);
-    std::size_t pairs = 0;
-    lua_pushnil(lua);
-    while (lua_next(lua, map) != 0) {
-      ++pairs;
-      lua_pop(lua, 1);
-    }
-    out.MapHeader(pairs);
-    lua_pushnil(lua);
-    while (lua_next(lua, map) != 0) {
-      WriteLuaValue(lua, -2, resp, out);
-      WriteLuaValue(lua, -1, resp, out);
-      lua_pop(lua, 1);
-    }
+    WriteHashPart(lua, lua_gettop(lua), resp, out, /*with_values=*/true);
     lua_settop(lua, top);
     return;
   }
   lua_settop(lua, top);
   if (RawField(lua, index, "set") == LUA_TTABLE) {
-    const int set = lua_gettop(lua);
-    std::size_t count = 0;
-    lua_pushnil(lua);
-    while (lua_next(lua, set) != 0) {
-      ++count;
-      lua_pop(lua, 1);
-    }
-    out.SetHeader(count);
-    lua_pushnil(lua);
-    while (lua_next(lua, set) != 0) {
-      WriteLuaValue(lua, -2, resp, out);
-      lua_pop(lua, 1);
-    }
+    WriteHashPart(lua, lua_gettop(lua), resp, out, /*with_values=*/false);
     lua_settop(lua, top);
     return;
   }

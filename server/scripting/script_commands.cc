@@ -116,8 +116,7 @@ void ScriptHelpCommand(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  ctx.reply.ArrayHeader(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.Status(line);
+  ReplyHelp(ctx.reply, kLines);
 }
 
 // clang-format off

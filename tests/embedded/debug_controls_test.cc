@@ -131,6 +131,7 @@ TEST_F(DebugControlsTest, SimulateRestartLosesKeysScriptsAndConnections) {
   ASSERT_EQ(Run({"SCRIPT", "LOAD", "return 1"}),
             "$40\r\ne0e1f9fabfc9d4800c877a703b823ac0578ff8db\r\n");
   RespClient other = Connect();
+  ASSERT_EQ(Run(other, {"PING"}), "+PONG\r\n");  // accepted by the server, not just the kernel
   ASSERT_TRUE(client_->Send({"DEBUG", "SIMULATE-RESTART"}));
   EXPECT_EQ(client_->ReadUntilClose().bytes, "+OK\r\n");
   EXPECT_EQ(other.ReadUntilClose().status, ReadStatus::kClosed);
