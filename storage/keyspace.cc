@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -407,7 +408,10 @@ ExpireSample Keyspace::SampleExpired(std::int64_t now_ms, int samples) {
       ++result.expired;
       ExpireEntry(e);
     } else {
-      result.ttl_sum_ms += e->deadline_ms_ - now_ms;
+      // Saturates: a key set with PXAT near INT64_MAX must not overflow the sum.
+      if (__builtin_add_overflow(result.ttl_sum_ms, e->deadline_ms_ - now_ms, &result.ttl_sum_ms)) {
+        result.ttl_sum_ms = INT64_MAX;
+      }
     }
   }
   return result;
