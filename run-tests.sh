@@ -15,6 +15,8 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 # The examples of using warden as a test double from other languages.
 WARDEN_BINARY="$PWD/build/warden" /usr/bin/python3 -m pytest -q -p no:cacheprovider examples/python
+(cd examples/node && npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
+  WARDEN_BINARY="$PWD/../../build/warden" node --test)
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWARDEN_SANITIZE=ON -DWARDEN_WERROR=ON \
   -DWARDEN_BUILD_BENCH=OFF >/dev/null
