@@ -10,6 +10,9 @@ packages=(
   python3-redis python3-pytest
 )
 
+# Node.js runs the Node example; the machine image usually has it, Debian's package otherwise.
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
