@@ -97,11 +97,15 @@ void ScanCommand(CommandContext& ctx) {
   cursor = keyspace.Scan(cursor, static_cast<std::size_t>(count), found);
   // Filter as Redis does: pattern, then type, then expiry. Redis's type filter looks the key up,
   // which removes it if it has expired, so every expired key that passes the pattern is removed,
-  // whatever its type. Entries erased here are never touched again.
+  // whatever its type; and as the removed key's type reads "none", SCAN ... TYPE none returns it
+  // (Redis 7.0 does). Entries erased here are never touched again.
+  std::vector<std::string> removed_none;  // keys of such entries, copied before erasing
+  removed_none.reserve(use_type && ArgIs(type, "none") ? found.size() : 0);
   std::size_t kept = 0;
   for (Entry* e : found) {
     if (use_pattern && !storage::GlobMatch(pattern, e->key())) continue;
     if (e->ExpiredAt(ctx.now_ms)) {
+      if (use_type && ArgIs(type, "none")) removed_none.emplace_back(e->key());
       keyspace.Erase(e);
       continue;
     }
@@ -112,8 +116,9 @@ void ScanCommand(CommandContext& ctx) {
   char digits[24];
   const char* end = std::to_chars(digits, digits + sizeof(digits), cursor).ptr;
   ctx.reply.Bulk(std::string_view(digits, static_cast<std::size_t>(end - digits)));
-  ctx.reply.ArrayHeader(kept);
+  ctx.reply.ArrayHeader(kept + removed_none.size());
   for (std::size_t i = 0; i < kept; ++i) ctx.reply.Bulk(found[i]->key());
+  for (const std::string& key : removed_none) ctx.reply.Bulk(key);
 }
 
 void KeysCommand(CommandContext& ctx) {
