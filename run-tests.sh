@@ -22,3 +22,9 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWARDEN_SANITIZE=ON -DWARDEN_
   -DWARDEN_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+
+# Real client libraries and redis-cli against warden and redis-server 7.0 side by side, and the
+# seeded randomized differential tester (tests/clients/README.md); the tester again on the
+# sanitized build, where random input finds undefined behaviour.
+tests/clients/run.sh build/warden
+tests/clients/run.sh build-asan/warden fuzz

@@ -1,12 +1,18 @@
 // COMMAND and its subcommands: what clients (redis-cli above all) read to learn the table.
 #include <string>
 
+#include "protocol/reply_reader.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
 #include "storage/glob.h"
 
 namespace warden::server {
+
+// Redis 7.0.15's COMMAND DOCS entry for a full name ("get", "client|list") as RESP3, or empty;
+// generated into command_docs_data.cc by scripts/gen_command_docs.py.
+std::string_view CommandDocResp3(std::string_view full_name);
+
 namespace {
 
 struct FlagName {
@@ -30,70 +36,6 @@ constexpr FlagName kFlagNames[] = {
     {kMovableKeys, "movablekeys"},
     {kAllowBusy, "allow_busy"},
 };
-
-struct CommandDoc {
-  std::string_view name;
-  std::string_view summary;
-  std::string_view since;
-  std::string_view group;
-  std::string_view complexity;
-};
-
-// clang-format off
-constexpr CommandDoc kDocs[] = {
-    {"get", "Get the value of a key", "1.0.0", "string", "O(1)"},
-    {"set", "Set the string value of a key", "1.0.0", "string", "O(1)"},
-    {"setnx", "Set the value of a key, only if the key does not exist", "1.0.0", "string", "O(1)"},
-    {"setex", "Set the value and expiration of a key", "2.0.0", "string", "O(1)"},
-    {"psetex", "Set the value and expiration in milliseconds of a key", "2.6.0", "string", "O(1)"},
-    {"del", "Delete a key", "1.0.0", "generic", "O(N) where N is the number of keys that will be removed."},
-    {"unlink", "Delete a key asynchronously in another thread.", "4.0.0", "generic", "O(1) for each key removed."},
-    {"exists", "Determine if a key exists", "1.0.0", "generic", "O(N) where N is the number of keys to check."},
-    {"ttl", "Get the time to live for a key in seconds", "1.0.0", "generic", "O(1)"},
-    {"pttl", "Get the time to live for a key in milliseconds", "2.6.0", "generic", "O(1)"},
-    {"expire", "Set a key's time to live in seconds", "1.0.0", "generic", "O(1)"},
-    {"pexpire", "Set a key's time to live in milliseconds", "2.6.0", "generic", "O(1)"},
-    {"expireat", "Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "O(1)"},
-    {"pexpireat", "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "O(1)"},
-    {"persist", "Remove the expiration from a key", "2.2.0", "generic", "O(1)"},
-    {"expiretime", "Get the expiration Unix timestamp for a key", "7.0.0", "generic", "O(1)"},
-    {"pexpiretime", "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "O(1)"},
-    {"type", "Determine the type stored at key", "1.0.0", "generic", "O(1)"},
-    {"scan", "Incrementally iterate the keys space", "2.8.0", "generic", "O(1) for every call. O(N) for a complete iteration."},
-    {"keys", "Find all keys matching the given pattern", "1.0.0", "generic", "O(N) with N being the number of keys in the database"},
-    {"randomkey", "Return a random key from the keyspace", "1.0.0", "generic", "O(1)"},
-    {"dbsize", "Return the number of keys in the selected database", "1.0.0", "server", "O(1)"},
-    {"flushdb", "Remove all keys from the current database", "1.0.0", "server", "O(N) where N is the number of keys in the selected database"},
-    {"flushall", "Remove all keys from all databases", "1.0.0", "server", "O(N) where N is the total number of keys in all databases"},
-    {"incr", "Increment the integer value of a key by one", "1.0.0", "string", "O(1)"},
-    {"incrby", "Increment the integer value of a key by the given amount", "1.0.0", "string", "O(1)"},
-    {"decr", "Decrement the integer value of a key by one", "1.0.0", "string", "O(1)"},
-    {"decrby", "Decrement the integer value of a key by the given number", "1.0.0", "string", "O(1)"},
-    {"delex", "Conditionally removes the specified key based on value or digest comparison.", "8.4.0", "string", "O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value."},
-    {"digest", "Returns the XXH3 hash of a string value.", "8.4.0", "string", "O(N) where N is the length of the string value."},
-    {"ping", "Ping the server", "1.0.0", "connection", "O(1)"},
-    {"echo", "Echo the given string", "1.0.0", "connection", "O(1)"},
-    {"quit", "Close the connection", "1.0.0", "connection", "O(1)"},
-    {"reset", "Reset the connection", "6.2.0", "connection", "O(1)"},
-    {"select", "Change the selected database for the current connection", "1.0.0", "connection", "O(1)"},
-    {"hello", "Handshake with Redis", "6.0.0", "connection", "O(1)"},
-    {"auth", "Authenticate to the server", "1.0.0", "connection", "O(N) where N is the number of passwords defined for the user"},
-    {"client", "A container for client connection commands", "2.4.0", "connection", "Depends on subcommand."},
-    {"info", "Get information and statistics about the server", "1.0.0", "server", "O(1)"},
-    {"command", "Get array of Redis command details", "2.8.13", "server", "O(N) where N is the total number of Redis commands"},
-    {"config", "A container for server configuration commands", "2.0.0", "server", "Depends on subcommand."},
-    {"time", "Return the current server time", "2.6.0", "server", "O(1)"},
-    {"wait", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "3.0.0", "generic", "O(1)"},
-    {"debug", "A container for debugging commands", "1.0.0", "server", "Depends on subcommand."},
-};
-// clang-format on
-
-const CommandDoc* FindDoc(std::string_view name) {
-  for (const CommandDoc& doc : kDocs) {
-    if (doc.name == name) return &doc;
-  }
-  return nullptr;
-}
 
 // What COMMAND INFO publishes beyond the table: Redis 7.0's command tips and key
 // specifications, for the commands that have them (read from redis-server 7.0.15).
@@ -276,29 +218,46 @@ const CommandSpec* FindByFullName(std::string_view name) {
   return FindCommand(container->subcommands(), name.substr(bar + 1));
 }
 
+// Writes a doc captured as RESP3 through `r`, so RESP2 clients get maps and sets as arrays.
+void WriteReply(protocol::ReplyWriter& r, const protocol::Reply& reply) {
+  switch (reply.type) {
+    case protocol::ReplyType::kMap:
+      r.MapHeader(reply.elements.size() / 2);
+      break;
+    case protocol::ReplyType::kSet:
+      r.SetHeader(reply.elements.size());
+      break;
+    case protocol::ReplyType::kArray:
+      r.ArrayHeader(reply.elements.size());
+      break;
+    case protocol::ReplyType::kStatus:
+      r.Status(reply.text);
+      return;
+    case protocol::ReplyType::kInteger:
+      r.Integer(reply.integer);
+      return;
+    default:  // the generator captures only the types above and bulk strings
+      r.Bulk(reply.text);
+      return;
+  }
+  for (const protocol::Reply& element : reply.elements) WriteReply(r, element);
+}
+
+// One COMMAND DOCS entry: the name, then Redis 7.0.15's doc map for it (see
+// command_docs_data.cc). A container's map ends with `subcommands`, built from warden's own table.
 void WriteDoc(protocol::ReplyWriter& r, const CommandSpec& spec) {
   r.Bulk(spec.name);
-  const CommandDoc* doc = FindDoc(spec.name);
+  protocol::Reply doc;
+  const std::string_view bytes = CommandDocResp3(spec.name);
+  if (bytes.empty() || protocol::ReadReply(bytes, doc) != bytes.size()) doc = {};
   const bool subs = spec.is_container();
-  r.MapHeader((doc != nullptr ? 4 : 0) + (subs ? 1 : 0));
-  if (doc != nullptr) {
-    r.Bulk("summary");
-    r.Bulk(doc->summary);
-    r.Bulk("since");
-    r.Bulk(doc->since);
-    r.Bulk("group");
-    r.Bulk(doc->group);
-    r.Bulk("complexity");
-    r.Bulk(doc->complexity);
-  }
+  r.MapHeader(doc.elements.size() / 2 + (subs ? 1 : 0));
+  for (const protocol::Reply& element : doc.elements) WriteReply(r, element);
   if (subs) {
     r.Bulk("subcommands");
     const auto table = spec.subcommands();
     r.MapHeader(table.size());
-    for (const CommandSpec& sub : table) {
-      r.Bulk(sub.name);
-      r.MapHeader(0);
-    }
+    for (const CommandSpec& sub : table) WriteDoc(r, sub);
   }
 }
 

@@ -1,6 +1,6 @@
 // COMMAND and its subcommands through the dispatcher (redis-semantics.md 7.6). COMMAND INFO
-// entries carry Redis 7.0's tips and key specifications (the bytes below are redis-server
-// 7.0.15's); COMMAND DOCS has no argument trees.
+// entries carry Redis 7.0's tips and key specifications, COMMAND DOCS entries Redis 7.0's docs
+// with argument trees (the bytes below are redis-server 7.0.15's).
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -137,18 +137,61 @@ TEST_F(CommandCommandsTest, CommandListsEveryTopLevelCommandOnce) {
 
 TEST_F(CommandCommandsTest, DocsOfGet) {
   EXPECT_EQ(Run({"COMMAND", "DOCS", "get"}),
-            "*2\r\n$3\r\nget\r\n*8\r\n$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n"
-            "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-            "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
+            "*2\r\n$3\r\nget\r\n*10\r\n$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n$5\r\n"
+            "since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n"
+            "O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n"
+            "key\r\n$14\r\nkey_spec_index\r\n:0\r\n");
 }
 
 TEST_F(CommandCommandsTest, DocsAreMapsInResp3) {
   Run({"HELLO", "3"});
 
-  EXPECT_EQ(Run({"COMMAND", "DOCS", "echo"}),
-            "%1\r\n$4\r\necho\r\n%4\r\n$7\r\nsummary\r\n$21\r\nEcho the given string\r\n"
-            "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"
-            "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
+  EXPECT_EQ(Run({"COMMAND", "DOCS", "get"}),
+            "%1\r\n$3\r\nget\r\n%5\r\n$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n$5\r\n"
+            "since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n"
+            "O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n"
+            "key\r\n$14\r\nkey_spec_index\r\n:0\r\n");
+}
+
+// History, nested arguments, tokens and flags: what `help SET` and redis-cli's hints read.
+TEST_F(CommandCommandsTest, DocsOfSet) {
+  EXPECT_EQ(
+      Run({"COMMAND", "DOCS", "set"}),
+      "*2\r\n$3\r\nset\r\n*12\r\n$7\r\nsummary\r\n$29\r\nSet the string value of a key\r\n"
+      "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n"
+      "O(1)\r\n$7\r\nhistory\r\n*4\r\n*2\r\n$6\r\n2.6.12\r\n$44\r\n"
+      "Added the `EX`, `PX`, `NX` and `XX` options.\r\n*2\r\n$5\r\n6.0.0\r\n$27\r\n"
+      "Added the `KEEPTTL` option.\r\n*2\r\n$5\r\n6.2.0\r\n$42\r\n"
+      "Added the `GET`, `EXAT` and `PXAT` option.\r\n*2\r\n$5\r\n7.0.0\r\n$55\r\n"
+      "Allowed the `NX` and `GET` options to be used together.\r\n$9\r\narguments\r\n*5\r\n"
+      "*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n"
+      ":0\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n*10\r\n$4\r\n"
+      "name\r\n$9\r\ncondition\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n"
+      "$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$2\r\n"
+      "nx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n*6\r\n$4\r\nname\r\n"
+      "$2\r\nxx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n*10\r\n$4\r\n"
+      "name\r\n$3\r\nget\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nGET\r\n"
+      "$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n"
+      "$10\r\nexpiration\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n*1\r\n+optional\r\n"
+      "$9\r\narguments\r\n*5\r\n*8\r\n$4\r\nname\r\n$7\r\nseconds\r\n$4\r\ntype\r\n$7\r\n"
+      "integer\r\n$5\r\ntoken\r\n$2\r\nEX\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n*8\r\n$4\r\n"
+      "name\r\n$12\r\nmilliseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\n"
+      "PX\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n*8\r\n$4\r\nname\r\n$17\r\nunix-time-seconds\r\n"
+      "$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\ntoken\r\n$4\r\nEXAT\r\n$5\r\nsince\r\n$5\r\n"
+      "6.2.0\r\n*8\r\n$4\r\nname\r\n$22\r\nunix-time-milliseconds\r\n$4\r\ntype\r\n$9\r\n"
+      "unix-time\r\n$5\r\ntoken\r\n$4\r\nPXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n*8\r\n$4\r\n"
+      "name\r\n$7\r\nkeepttl\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n"
+      "KEEPTTL\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n");
+}
+
+// Sets (history, argument flags) stay sets in RESP3.
+TEST_F(CommandCommandsTest, DocsOfSetUsesSetsInResp3) {
+  Run({"HELLO", "3"});
+  const std::string bytes = Run({"COMMAND", "DOCS", "set"});
+
+  EXPECT_NE(bytes.find("$7\r\nhistory\r\n~4\r\n*2\r\n$6\r\n2.6.12\r\n"), std::string::npos);
+  EXPECT_NE(bytes.find("$5\r\nflags\r\n~1\r\n+optional\r\n"), std::string::npos);
+  EXPECT_EQ(Parse(bytes).type, protocol::ReplyType::kMap);
 }
 
 TEST_F(CommandCommandsTest, DocsSkipsUnknownNamesAndKeepsRepeats) {
@@ -159,15 +202,49 @@ TEST_F(CommandCommandsTest, DocsSkipsUnknownNamesAndKeepsRepeats) {
 }
 
 TEST_F(CommandCommandsTest, DocsOfSubcommandByFullName) {
-  EXPECT_EQ(Run({"COMMAND", "DOCS", "client|list"}), "*2\r\n$11\r\nclient|list\r\n*0\r\n");
+  const std::string bytes = Run({"COMMAND", "DOCS", "client|list"});
+
+  const std::string_view head =
+      "*2\r\n$11\r\nclient|list\r\n*12\r\n$7\r\nsummary\r\n$34\r\n"
+      "Get the list of client connections\r\n$5\r\nsince\r\n";
+  EXPECT_EQ(bytes.substr(0, head.size()), head);
+  EXPECT_EQ(Parse(bytes).elements[1].elements[10].text, "arguments");
 }
 
+// A container lists only warden's subcommands, each with its own docs, after Redis's fields.
 TEST_F(CommandCommandsTest, DocsOfContainerNamesSubcommands) {
-  EXPECT_EQ(Run({"COMMAND", "DOCS", "config"}),
-            "*2\r\n$6\r\nconfig\r\n*10\r\n$7\r\nsummary\r\n"
-            "$45\r\nA container for server configuration commands\r\n$5\r\nsince\r\n$5\r\n2.0.0\r\n"
-            "$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"
-            "$11\r\nsubcommands\r\n*4\r\n$10\r\nconfig|get\r\n*0\r\n$11\r\nconfig|help\r\n*0\r\n");
+  const std::string bytes = Run({"COMMAND", "DOCS", "config"});
+
+  const protocol::Reply reply = Parse(bytes);
+  ASSERT_EQ(reply.elements.size(), 2u);
+  const std::vector<protocol::Reply>& fields = reply.elements[1].elements;
+  ASSERT_EQ(fields.size(), 10u);
+  EXPECT_EQ(fields[1].text, "A container for server configuration commands");
+  EXPECT_EQ(fields[8].text, "subcommands");
+  const std::string get_doc = Run({"COMMAND", "DOCS", "config|get"}).substr(4);
+  const std::string help_doc = Run({"COMMAND", "DOCS", "config|help"}).substr(4);
+  EXPECT_EQ(bytes.substr(bytes.size() - get_doc.size() - help_doc.size() - 4),
+            "*4\r\n" + get_doc + help_doc);
+}
+
+// DELEX and DIGEST come from Redis 8.4, CLIENT SETINFO from 7.2: hand-written in Redis's shape.
+TEST_F(CommandCommandsTest, DocsOfCommandsRedis70Lacks) {
+  for (std::string_view name : {"delex", "digest", "client|setinfo"}) {
+    const std::string bytes = Run({"COMMAND", "DOCS", name});
+    const protocol::Reply reply = Parse(bytes);
+    ASSERT_EQ(reply.elements.size(), 2u) << name;
+    EXPECT_EQ(reply.elements[0].text, name);
+    const std::vector<protocol::Reply>& fields = reply.elements[1].elements;
+    ASSERT_EQ(fields.size(), 10u) << name;
+    EXPECT_EQ(fields[8].text, "arguments");
+  }
+  EXPECT_EQ(
+      Run({"COMMAND", "DOCS", "digest"}),
+      "*2\r\n$6\r\ndigest\r\n*10\r\n$7\r\nsummary\r\n$40\r\n"
+      "Returns the XXH3 hash of a string value.\r\n$5\r\nsince\r\n$5\r\n8.4.0\r\n"
+      "$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$47\r\n"
+      "O(N) where N is the length of the string value.\r\n$9\r\narguments\r\n*1\r\n*6\r\n"
+      "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n");
 }
 
 TEST_F(CommandCommandsTest, DocsWithoutNamesCoversEveryCommand) {

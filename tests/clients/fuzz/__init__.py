@@ -1,0 +1,1 @@
+"""Pieces of tests/clients/fuzz_diff.py, the randomized differential tester."""

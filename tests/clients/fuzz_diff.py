@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Randomized differential tester: warden against redis-server 7.0, reply by reply.
+
+Each seed drives a random.Random into a sequence of commands over a small keyspace, valid and
+invalid: SET with random options, the expire family, TTLs, INCR, KEYS, SCAN, lock scripts and
+random small Lua scripts, unknown commands and bad arities. Keys get short PX TTLs and the
+sequence sends DEBUG SLEEP to both servers, so keys expire mid-sequence. Every command goes to
+both servers before either reply is read, so both block for the same real time and nothing in
+this process sleeps.
+
+Replies are compared as raw bytes, except where two Redis servers may legitimately differ:
+TTLs within a tolerance, KEYS as a sorted list, SCAN as the set of keys of a full iteration,
+HELLO without its connection id. On a mismatch the sequence is shrunk (delta debugging over the
+command list) and printed as a tests/differential case file, with both replies.
+
+    python3 tests/clients/fuzz_diff.py                    # seeds 1..20, 300 commands each
+    python3 tests/clients/fuzz_diff.py --seeds 1000       # the long run
+    python3 tests/clients/fuzz_diff.py --seed 17 -v       # one seed, every command printed
+    python3 tests/clients/fuzz_diff.py --both-redis       # harness check: Redis on both sides
+
+Without --warden-port/--redis-port it starts both servers itself (--warden, --redis-server).
+Standard library only.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from xml.sax.saxutils import escape, quoteattr
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuzz.commands import Command, generate  # noqa: E402
+from fuzz.resp import (ConnectionLost, RespConnection, start_redis, start_warden,  # noqa: E402
+                       to_bytes)
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+def strip_hello_id(value):
+    """HELLO's reply (a map in RESP3, a flat array in RESP2) with the id value blanked."""
+    kind, data = value
+    if kind == "%":
+        return (kind, [(k, (":", 0) if k == ("$", b"id") else v) for k, v in data])
+    if kind == "*" and data:
+        items = list(data)
+        for i in range(0, len(items) - 1, 2):
+            if items[i] == ("$", b"id"):
+                items[i + 1] = (":", 0)
+        return (kind, items)
+    return value
+
+
+def within(a, b, tol):
+    """Structural equality with integers allowed to differ by tol."""
+    if a[0] != b[0]:
+        return False
+    if a[0] in ":(":
+        return abs(a[1] - b[1]) <= tol
+    if a[0] in "*~>" and a[1] is not None and b[1] is not None:
+        return len(a[1]) == len(b[1]) and all(within(x, y, tol) for x, y in zip(a[1], b[1]))
+    return a == b
+
+
+def sort_arrays(value):
+    kind, data = value
+    if kind in "*~" and data is not None:
+        return (kind, sorted((sort_arrays(v) for v in data), key=repr))
+    return value
+
+
+def replies_match(cmd, a, b):
+    if cmd.mode == "exact":
+        return a == b
+    if cmd.mode == "tol":
+        return within(a, b, cmd.tol)
+    if cmd.mode == "sorted":
+        return sort_arrays(a) == sort_arrays(b)
+    if cmd.mode == "nil_or_not":
+        return a[0] == b[0] and (a[1] is None) == (b[1] is None)
+    if cmd.mode == "hello":
+        return strip_hello_id(a) == strip_hello_id(b)
+    if cmd.mode == "scan":
+        return a == b
+    raise ValueError(cmd.mode)
+
+
+def scan_all(conn, args):
+    """A full iteration of `args` (SCAN 0 ...): ("keys", frozenset) or the first error reply."""
+    keys, rounds = set(), 0
+    while True:
+        conn.send(args)
+        value = conn.read_reply()
+        if value[0] != "*":
+            return value
+        cursor = value[1][0][1]
+        keys.update(item[1] for item in value[1][1][1])
+        args = [args[0], cursor] + list(args[2:])
+        rounds += 1
+        if cursor == b"0" or rounds > 100_000:
+            return ("keys", frozenset(keys))
+
+
+@dataclass
+class Mismatch:
+    index: int
+    command: Command
+    reference: object
+    candidate: object
+
+
+class Pair:
+    """A connection to each server; every command goes to both before either reply is read."""
+
+    def __init__(self, ref_port, cand_port):
+        self.ports = (ref_port, cand_port)
+        self.conns = None
+
+    def reset(self, active_expiry):
+        self.close()
+        self.conns = [RespConnection(p) for p in self.ports]
+        # math.random draws from one generator per server that SCRIPT FLUSH does not reset, so
+        # earlier scripts (other suites, earlier seeds) would shift it: seed it, then forget
+        # the seeding script.
+        for conn in self.conns:
+            for setup in (["FLUSHALL"], ["EVAL", "math.randomseed(1)", "0"], ["SCRIPT", "FLUSH"],
+                          ["DEBUG", "SET-ACTIVE-EXPIRE", "1" if active_expiry else "0"]):
+                reply = conn.call(*setup)
+                if reply not in (("+", b"OK"), ("$", None)):
+                    raise RuntimeError("setup %s answered %r" % (setup, reply))
+
+    def close(self):
+        for conn in self.conns or []:
+            try:
+                conn.send(["DEBUG", "SET-ACTIVE-EXPIRE", "1"])
+                conn.read_reply()
+            except (OSError, ConnectionLost):
+                pass
+            conn.close()
+        self.conns = None
+
+    def run(self, cmd):
+        """Returns both replies (parsed; ("lost", reason) when a connection broke)."""
+        if cmd.mode == "scan":
+            return tuple(self._guard(lambda c: scan_all(c, cmd.args), c) for c in self.conns)
+        for conn in self.conns:
+            try:
+                conn.send(cmd.args)
+            except OSError:
+                pass
+        return tuple(self._guard(lambda c: c.read_reply(), c) for c in self.conns)
+
+    @staticmethod
+    def _guard(fn, conn):
+        try:
+            return fn(conn)
+        except (ConnectionLost, OSError, ValueError) as e:
+            return ("lost", str(e))
+
+
+def run_sequence(pair, active_expiry, commands, verbose=False):
+    """Runs commands on fresh connections; returns the first Mismatch or None."""
+    pair.reset(active_expiry)
+    for i, cmd in enumerate(commands):
+        ref, cand = pair.run(cmd)
+        if verbose:
+            print("  %4d %-60.60s %s" % (i, cmd.case_line(), show(ref)))
+        if not replies_match(cmd, ref, cand):
+            return Mismatch(i, cmd, ref, cand)
+        if ref[0] == "lost":
+            pair.reset(active_expiry)  # both broke the same way: carry on with new connections
+    return None
+
+
+def show(value):
+    if value[0] == "lost":
+        return "<%s>" % value[1]
+    if value[0] == "keys":
+        return "{%s}" % ", ".join(sorted(repr(k)[1:] for k in value[1]))
+    return repr(to_bytes(value))[1:]
+
+
+def shrink(pair, active_expiry, commands, first, budget_s):
+    """Delta debugging (ddmin) over the command list, keeping a mismatch on the same command
+    name as `first`. Stops refining after budget_s seconds."""
+    name = first.command.args[0]
+    deadline = time.monotonic() + budget_s
+
+    def fails(candidate):
+        m = run_sequence(pair, active_expiry, candidate)
+        return m is not None and m.command.args[0] == name, m
+
+    current = commands[: first.index + 1]
+    n = 2
+    while len(current) >= 2 and time.monotonic() < deadline:
+        chunk = max(1, len(current) // n)
+        reduced = False
+        for start in range(0, len(current), chunk):
+            complement = current[:start] + current[start + chunk:]
+            ok, m = fails(complement)
+            if ok:
+                current = complement[: m.index + 1]
+                n = max(n - 1, 2)
+                reduced = True
+                break
+            if time.monotonic() >= deadline:
+                break
+        if not reduced:
+            if chunk == 1:
+                break
+            n = min(len(current), n * 2)
+    return current
+
+
+def describe(seed, mismatch, labels):
+    return ["MISMATCH seed %d at command %d: %s" % (seed, mismatch.index,
+                                                   mismatch.command.case_line()),
+            "  %s: %s" % (labels[0], show(mismatch.reference)),
+            "  %s: %s" % (labels[1], show(mismatch.candidate))]
+
+
+def reproduction(active_expiry, commands, mismatch, pair, labels):
+    """The shrunk sequence in case-file syntax, checked twice, with its final replies."""
+    # A repro must fail the same way twice to be trusted; timing flukes do not.
+    confirmed = sum(
+        1 for _ in range(2)
+        if (m := run_sequence(pair, active_expiry, commands)) is not None
+        and m.command.args[0] == mismatch.command.args[0])
+    lines = ["Shrunk reproduction (%d commands, reproduced %d/2; case-file syntax, on a fresh "
+             "connection after FLUSHALL and SCRIPT FLUSH):" % (len(commands), confirmed)]
+    if not active_expiry:
+        lines.append("  DEBUG SET-ACTIVE-EXPIRE 0")
+    lines += ["  " + cmd.case_line() for cmd in commands]
+    final = run_sequence(pair, active_expiry, commands)
+    if final is not None:
+        lines.append("  -> %s: %s" % (labels[0], show(final.reference)))
+        lines.append("  -> %s: %s" % (labels[1], show(final.candidate)))
+    return lines
+
+
+def write_junit(path, label, results):
+    """results: [(seed, None | failure text)]."""
+    failures = sum(1 for _, text in results if text)
+    out = ['<?xml version="1.0" encoding="utf-8"?>',
+           '<testsuite name="fuzz_diff" tests="%d" failures="%d">' % (len(results), failures)]
+    for seed, text in results:
+        name = quoteattr("seed %d [%s]" % (seed, label))
+        if text is None:
+            out.append('  <testcase classname="fuzz_diff" name=%s/>' % name)
+        else:
+            out.append('  <testcase classname="fuzz_diff" name=%s><failure message="mismatch">%s'
+                       '</failure></testcase>' % (name, escape(text)))
+    out.append("</testsuite>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def run_seed(pair, seed, args, labels):
+    """Runs one seed; returns None, or the mismatch and its shrunk reproduction as text."""
+    active_expiry, commands = generate(seed, args.length)
+    if args.verbose:
+        print("seed %d (active expiry %s)" % (seed, "on" if active_expiry else "off"))
+    mismatch = run_sequence(pair, active_expiry, commands, args.verbose)
+    if mismatch is None:
+        return None
+    lines = describe(seed, mismatch, labels)
+    print("\n".join(lines), flush=True)
+    small = shrink(pair, active_expiry, commands, mismatch, args.shrink_seconds)
+    more = reproduction(active_expiry, small, mismatch, pair, labels)
+    more.append("  replay: python3 tests/clients/fuzz_diff.py --seed %d --length %d"
+                % (seed, args.length))
+    print("\n".join(more), flush=True)
+    return "\n".join(lines + more)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=20, help="run seeds 1..N (default 20)")
+    parser.add_argument("--first-seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, action="append", help="run only these seeds")
+    parser.add_argument("--length", type=int, default=300, help="commands per seed")
+    parser.add_argument("--warden", default=os.path.join(REPO_ROOT, "build", "warden"))
+    parser.add_argument("--redis-server", default="redis-server")
+    parser.add_argument("--warden-port", type=int, help="use a running warden")
+    parser.add_argument("--redis-port", type=int, help="use a running redis-server")
+    parser.add_argument("--both-redis", action="store_true",
+                        help="a second redis-server in warden's place (checks the harness)")
+    parser.add_argument("--second-redis-port", type=int,
+                        help="with --both-redis: use this running redis-server")
+    parser.add_argument("--junit", help="also write the results here as JUnit XML")
+    parser.add_argument("--shrink-seconds", type=float, default=120)
+    parser.add_argument("--keep-going", action="store_true", help="run every seed after a mismatch")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every command")
+    args = parser.parse_args()
+
+    seeds = args.seed or list(range(args.first_seed, args.first_seed + args.seeds))
+    procs = []  # (process, name) of the servers this run started
+    tmpdir = tempfile.mkdtemp(prefix="fuzz_diff.")
+    log_path = os.path.join(tmpdir, "servers.log")
+    log = open(log_path, "wb")
+    keep_log = False  # set when a server died: its log is the evidence
+    try:
+        redis_port = args.redis_port
+        if redis_port is None:
+            proc, redis_port = start_redis(args.redis_server, log)
+            procs.append((proc, "redis-server"))
+        cand_port = args.warden_port
+        if args.both_redis:
+            cand_port = args.second_redis_port
+            if cand_port is None:
+                proc, cand_port = start_redis(args.redis_server, log)
+                procs.append((proc, "redis-server"))
+        elif cand_port is None:
+            proc, cand_port = start_warden(args.warden, log, tmpdir)
+            procs.append((proc, "warden"))
+        labels = ("redis-server", "redis-server" if args.both_redis else "warden")
+        pair = Pair(redis_port, cand_port)
+        results = []
+        for seed in seeds:
+            try:
+                text = run_seed(pair, seed, args, labels)
+            except (OSError, ConnectionLost, RuntimeError) as e:
+                # A server that stops answering between commands (a crash, most likely).
+                text = "seed %d: a server stopped answering: %s" % (seed, e)
+                for proc, name in procs:
+                    if proc.poll() is not None:
+                        text += "\n%s exited with %s; log %s" % (name, proc.returncode, log_path)
+                        keep_log = True
+                print(text, flush=True)
+                results.append((seed, text))
+                break
+            results.append((seed, text))
+            if text and not args.keep_going:
+                break
+        pair.close()
+        failed = sum(1 for _, text in results if text)
+        passed = len(results) - failed
+        label = "%s vs %s" % (labels[1], labels[0])
+        if args.junit:
+            write_junit(args.junit, label, results)
+        print("fuzz_diff (%s, %d commands per seed): %d seeds passed, %d failed"
+              % (label, args.length, passed, failed))
+        print("fuzz_diff: %d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
+    finally:
+        for proc, _ in procs:
+            proc.terminate()
+        for proc, _ in procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        log.close()
+        if not keep_log:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Real client libraries and redis-cli against warden and redis-server 7.0, side by side, plus
+# the randomized differential tester. Every scenario runs against both servers in the same run:
+# one that passes on Redis and fails on warden is a warden bug; one that fails on both is a
+# broken test. See tests/clients/README.md.
+#
+#   tests/clients/run.sh path/to/warden [suite ...]      suites: cli python ruby node fuzz
+#
+# Installs what is missing (pinned Debian packages; `npm ci` from the committed lock file),
+# starts three redis-server and three warden instances on free loopback ports, runs each suite,
+# prints a table per suite and server and a closing "N passed, M failed" line, and exits
+# non-zero on any failure. FUZZ_SEEDS and FUZZ_LENGTH size the differential run.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+  echo "usage: $0 path/to/warden [cli python ruby node fuzz]" >&2
+  exit 2
+fi
+warden_bin=$(realpath "$1")
+shift
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(cli python ruby node fuzz)
+
+# Debian 12's client libraries, pinned; pytest comes with them, minitest with ruby.
+debian_pins=(python3-redis=4.3.4-3 ruby-redis=4.8.0-1 python3-pytest=7.2.1-2)
+# command:package for the tools the suites run (ruby comes with ruby-redis).
+debian_tools=(redis-server:redis-server redis-cli:redis-tools timeout:coreutils)
+py=/usr/bin/python3  # Debian's interpreter: python3-redis is installed for it alone
+export PYTHONDONTWRITEBYTECODE=1
+
+install_missing() {
+  local wanted=() pkg name version
+  for pkg in "${debian_pins[@]}"; do
+    name=${pkg%%=*}
+    version=${pkg#*=}
+    [ "$(dpkg-query -W -f='${Version}' "$name" 2>/dev/null)" = "$version" ] || wanted+=("$pkg")
+  done
+  for pkg in "${debian_tools[@]}"; do
+    command -v "${pkg%%:*}" >/dev/null 2>&1 || wanted+=("${pkg#*:}")
+  done
+  if [ ${#wanted[@]} -gt 0 ]; then
+    echo "clients: installing ${wanted[*]}"
+    local sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    # The packaged redis-server must not start its own service on port 6379.
+    local policy_added=0
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+      "${sudo_cmd[@]}" chmod +x /usr/sbin/policy-rc.d
+      policy_added=1
+    fi
+    "${sudo_cmd[@]}" apt-get update -qq &&
+      "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends --allow-downgrades \
+        "${wanted[@]}" >/dev/null
+    local rc=$?
+    [ $policy_added -eq 1 ] && "${sudo_cmd[@]}" rm -f /usr/sbin/policy-rc.d
+    [ $rc -eq 0 ] || { echo "clients: apt-get install failed" >&2; exit 1; }
+  fi
+  # ioredis 6 and node-redis 6 need node 20 or later, which Debian 12 does not package: the
+  # machine image brings it.
+  local node_major
+  node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  if [ "$node_major" -lt 20 ]; then
+    echo "clients: node >= 20 is required (found: $node_major)" >&2
+    exit 1
+  fi
+  # node_modules follows the committed lock file; reinstall only when the lock file changed.
+  local stamp="$here/node/node_modules/.lock-sha256"
+  local want
+  want=$(sha256sum "$here/node/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    (cd "$here/node" && npm ci --no-audit --no-fund --loglevel=error) ||
+      { echo "clients: npm ci failed" >&2; exit 1; }
+    echo "$want" >"$stamp"
+  fi
+}
+
+install_missing
+redis-server --version | grep -q ' v=7\.0\.' ||
+  { echo "clients: redis-server is not 7.0: $(redis-server --version)" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/warden-clients.XXXXXX)
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Both servers get the same flags; warden has only database 0, so Redis gets one database too.
+flags=(--bind 127.0.0.1 --save '' --appendonly no --enable-debug-command yes --databases 1)
+
+wait_ping() {  # port pid
+  local i
+  for i in $(seq 100); do
+    kill -0 "$2" 2>/dev/null || return 1
+    [ "$(redis-cli -p "$1" PING 2>/dev/null)" = PONG ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+start_redis() {  # name -> prints port
+  local port attempt
+  for attempt in 1 2 3 4 5; do
+    port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+    redis-server --port "$port" --daemonize no "${flags[@]}" >"$work/$1.log" 2>&1 &
+    local pid=$!
+    if wait_ping "$port" "$pid"; then
+      pids+=("$pid")
+      echo "$pid $port" >"$work/$1.addr"
+      return 0
+    fi
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  echo "clients: could not start redis-server ($1)" >&2
+  return 1
+}
+
+start_warden() {  # name
+  "$warden_bin" --port 0 --port-file "$work/$1.port" "${flags[@]}" >"$work/$1.log" 2>&1 &
+  local pid=$! i
+  for i in $(seq 200); do
+    [ -s "$work/$1.port" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  local port
+  port=$(cat "$work/$1.port" 2>/dev/null)
+  if [ -z "$port" ] || ! wait_ping "$port" "$pid"; then
+    echo "clients: warden ($1) did not start:" >&2
+    cat "$work/$1.log" >&2
+    return 1
+  fi
+  pids+=("$pid")
+  echo "$pid $port" >"$work/$1.addr"
+}
+
+redis_ports=() warden_ports=()
+for n in 1 2 3; do
+  start_redis "redis$n" || exit 1
+  start_warden "warden$n" || exit 1
+  redis_ports+=("$(cut -d' ' -f2 "$work/redis$n.addr")")
+  warden_ports+=("$(cut -d' ' -f2 "$work/warden$n.addr")")
+done
+export REDIS_PORTS="${redis_ports[*]}" WARDEN_PORTS="${warden_ports[*]}"
+echo "clients: redis-server on ${REDIS_PORTS}, warden on ${WARDEN_PORTS}"
+
+results="$work/results"
+mkdir -p "$results"
+failed_suites=()
+
+run_suite() {  # name timeout_s command...
+  local name=$1 limit=$2
+  shift 2
+  echo
+  echo "=== clients: $name"
+  local start=$SECONDS
+  timeout --kill-after=10 "$limit" "$@"
+  local rc=$?
+  [ $rc -eq 124 ] && echo "clients: $name timed out after ${limit}s"
+  echo "=== clients: $name exited $rc after $((SECONDS - start))s"
+  [ $rc -eq 0 ] || failed_suites+=("$name")
+}
+
+for suite in "${suites[@]}"; do
+  case "$suite" in
+    cli)
+      run_suite redis-cli 150 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redis-cli.xml" "$here/python/test_redis_cli.py" ;;
+    python)
+      run_suite redis-py 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redis-py.xml" "$here/python/test_redis_py_lock.py" ;;
+    ruby)
+      run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
+        ruby -W0 "$here/ruby/lock_test.rb" ;;
+    node)
+      run_suite node 180 bash -c 'cd "$1/node" && exec node --test --test-concurrency=1 \
+        --test-reporter=spec --test-reporter-destination=stdout \
+        --test-reporter=junit --test-reporter-destination="$2/node.xml" test/' _ \
+        "$here" "$results" ;;
+    fuzz)
+      # The harness on Redis alone first (a mismatch there is a broken tester), then warden.
+      run_suite fuzz_diff-harness 60 "$py" "$here/fuzz_diff.py" --seeds 3 \
+        --redis-port "${redis_ports[0]}" --second-redis-port "${redis_ports[1]}" --both-redis \
+        --junit "$results/fuzz_diff-harness.xml"
+      run_suite fuzz_diff 180 "$py" "$here/fuzz_diff.py" --seeds "${FUZZ_SEEDS:-20}" \
+        --length "${FUZZ_LENGTH:-300}" --keep-going --shrink-seconds 20 \
+        --redis-port "${redis_ports[0]}" --warden-port "${warden_ports[0]}" \
+        --junit "$results/fuzz_diff.xml" ;;
+    *)
+      echo "clients: unknown suite $suite" >&2
+      failed_suites+=("$suite") ;;
+  esac
+done
+
+# A server that died during the run is a failure even if every test before it passed.
+for n in 1 2 3; do
+  for kind in redis warden; do
+    read -r pid port <"$work/$kind$n.addr"
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "clients: $kind$n (port $port) died during the run; its log:" >&2
+      tail -n 30 "$work/$kind$n.log" >&2
+      failed_suites+=("$kind$n-died")
+    fi
+  done
+done
+
+echo
+"$py" "$here/summarize.py" "$results" "${failed_suites[@]}"
