@@ -164,3 +164,32 @@ TEST(DebugGateTest, LocalAllowsLoopback) {
 
 }  // namespace
 }  // namespace warden
+
+namespace warden {
+namespace {
+
+// --seed fixes every random choice: two servers given the same seed and the same commands give
+// the same replies, SCAN order, RANDOMKEY and math.random included.
+std::vector<std::string> SeededTranscript(const std::string& seed) {
+  std::string error;
+  auto server = EmbeddedServer::Start({"--seed", seed}, &error);
+  EXPECT_NE(server, nullptr) << error;
+  auto client = testing::RespClient::Connect(static_cast<std::uint16_t>(server->port()));
+  EXPECT_TRUE(client.has_value());
+  std::vector<std::string> replies;
+  for (int i = 0; i < 200; ++i) {
+    replies.push_back(client->Command({"SET", "lock:" + std::to_string(i), "t"}).bytes);
+  }
+  replies.push_back(client->Command({"SCAN", "0", "COUNT", "15"}).bytes);
+  replies.push_back(client->Command({"KEYS", "lock:1*"}).bytes);
+  for (int i = 0; i < 5; ++i) replies.push_back(client->Command({"RANDOMKEY"}).bytes);
+  replies.push_back(client->Command({"EVAL", "return math.random(1000000)", "0"}).bytes);
+  return replies;
+}
+
+TEST(SeedTest, SameSeedSameReplies) { EXPECT_EQ(SeededTranscript("7"), SeededTranscript("7")); }
+
+TEST(SeedTest, OtherSeedOtherOrder) { EXPECT_NE(SeededTranscript("7"), SeededTranscript("8")); }
+
+}  // namespace
+}  // namespace warden
