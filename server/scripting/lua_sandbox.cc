@@ -372,28 +372,31 @@ int InstallSandbox(lua_State* lua) {
   lua_setfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
   lua_pop(lua, 1);
 
-  lua_pushcfunction(lua, Next);
-  lua_setfield(lua, globals, "next");
-  lua_pushcfunction(lua, Next);
-  lua_pushcclosure(lua, Pairs, 1);
-  lua_setfield(lua, globals, "pairs");
-  lua_pushcfunction(lua, IpairsStep);
-  lua_pushcclosure(lua, Ipairs, 1);
-  lua_setfield(lua, globals, "ipairs");
-  lua_pushcfunction(lua, Rawget);
-  lua_setfield(lua, globals, "rawget");
-  lua_pushcfunction(lua, Unpack);
-  lua_setfield(lua, globals, "unpack");
-  lua_pushcfunction(lua, Rawset);
-  lua_setfield(lua, globals, "rawset");
-  lua_pushcfunction(lua, Setmetatable);
-  lua_setfield(lua, globals, "setmetatable");
-  lua_pushcfunction(lua, Loadstring);
-  lua_setfield(lua, globals, "loadstring");
-  lua_pushcfunction(lua, Load);
-  lua_setfield(lua, globals, "load");
-  lua_pushcfunction(lua, Pcall);
-  lua_setfield(lua, globals, "pcall");
+  const struct {
+    const char* name;
+    lua_CFunction fn;
+    lua_CFunction upvalue;  // a helper the function returns, or null
+  } replacements[] = {
+      {"next", Next, nullptr},
+      {"pairs", Pairs, Next},
+      {"ipairs", Ipairs, IpairsStep},
+      {"rawget", Rawget, nullptr},
+      {"unpack", Unpack, nullptr},
+      {"rawset", Rawset, nullptr},
+      {"setmetatable", Setmetatable, nullptr},
+      {"loadstring", Loadstring, nullptr},
+      {"load", Load, nullptr},
+      {"pcall", Pcall, nullptr},
+  };
+  for (const auto& r : replacements) {
+    if (r.upvalue != nullptr) {
+      lua_pushcfunction(lua, r.upvalue);
+      lua_pushcclosure(lua, r.fn, 1);
+    } else {
+      lua_pushcfunction(lua, r.fn);
+    }
+    lua_setfield(lua, globals, r.name);
+  }
 
   // The other table functions only read raw, or write nothing through an (empty) proxy.
   lua_getglobal(lua, LUA_TABLIBNAME);
