@@ -3,7 +3,12 @@
 #include "server/embedded_server.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -94,6 +99,51 @@ TEST(EmbeddedServerStartTest, TwoServersRunSideBySide) {
   auto client = RespClient::Connect(static_cast<std::uint16_t>(b->port()));
   ASSERT_TRUE(client.has_value());
   EXPECT_EQ(client->Command({"PING"}).bytes, "+PONG\r\n");
+}
+
+}  // namespace
+}  // namespace warden
+
+namespace warden {
+namespace {
+
+// Reads one line-terminated reply from a unix-socket connection, with a deadline.
+std::string RoundTripUnix(const std::string& path, std::string_view request) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "connect failed";
+  }
+  std::string reply;
+  if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+    pollfd p{fd, POLLIN, 0};
+    char buf[256];
+    while (reply.find("\r\n") == std::string::npos && poll(&p, 1, 5000) == 1) {
+      const ssize_t n = read(fd, buf, sizeof(buf));
+      if (n <= 0) break;
+      reply.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  close(fd);
+  return reply;
+}
+
+TEST(EmbeddedServerUnixSocketTest, ServesTheUnixSocketToo) {
+  char dir_template[] = "/tmp/warden-unix-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/warden.sock";
+  std::string error;
+  auto server = EmbeddedServer::Start({"--unixsocket", path}, &error);
+  ASSERT_NE(server, nullptr) << error;
+  EXPECT_EQ(RoundTripUnix(path, "PING\r\n"), "+PONG\r\n");
+  EXPECT_EQ(RoundTripUnix(path, "SET lock t NX PX 1000\r\n"), "+OK\r\n");
+  server->Stop();
+  // The socket file goes with the server.
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+  rmdir(dir_template);
 }
 
 }  // namespace
