@@ -49,8 +49,8 @@ inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
-inline constexpr std::string_view kDigestInvalid =
-    "ERR digest must be exactly 16 hexadecimal characters";
+// Redis 8.4 (DELEX, SET IFDEQ/IFDNE): only the digest's length is checked.
+inline constexpr std::string_view kDigestLength = "ERR must be exactly 16 hexadecimal characters";
 
 // Redis formats the texts below with "%s", so an argument shows only up to its first NUL byte.
 inline std::string_view CString(std::string_view arg) { return arg.substr(0, arg.find('\0')); }

@@ -37,7 +37,6 @@ bool DigestMatches(std::string_view value, std::string_view digest) {
 }
 
 constexpr std::size_t kDigestLength = 16;
-constexpr std::string_view kDigestLengthError = "ERR must be exactly 16 hexadecimal characters";
 
 enum class ConditionResult { kHolds, kFails, kBadDigest };
 
@@ -81,7 +80,7 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   Entry* entry = keyspace.Find(key, ctx.now_ms);
   const ConditionResult condition = CheckCondition(options.condition, options.operand, entry);
   if (condition == ConditionResult::kBadDigest) {
-    ctx.reply.Error(kDigestLengthError);
+    ctx.reply.Error(errors::kDigestLength);
     return;
   }
   if (options.get) {
@@ -303,7 +302,7 @@ void DelexCommand(CommandContext& ctx) {
   }
   switch (CheckCondition(condition, ctx.arg(3), entry)) {
     case ConditionResult::kBadDigest:
-      ctx.reply.Error(kDigestLengthError);
+      ctx.reply.Error(errors::kDigestLength);
       return;
     case ConditionResult::kFails:
       ctx.reply.Integer(0);
