@@ -77,11 +77,12 @@ export async function waitDisconnected(client) {
   assert.notEqual(client.status, 'ready', 'client still connected after the proxy went down');
 }
 
-// Re-reads until `read()` deep-equals `expected` or 500 ms pass, then asserts it. For state that
-// a library finishes writing after it resolved (Redlock resolves once a quorum answered).
-export async function eventuallyDeepEqual(read, expected) {
+// Re-reads until `read()` deep-equals `expected` or `timeoutMs` pass, then asserts it. For state
+// that a library finishes writing after it resolved (Redlock resolves once a quorum answered), or
+// that a server reaches in its own time (a lease running out).
+export async function eventuallyDeepEqual(read, expected, timeoutMs = 500) {
   let actual = await read();
-  for (let i = 0; i < 50 && !isDeepStrictEqual(actual, expected); i++) {
+  for (let i = 0; i < timeoutMs / 10 && !isDeepStrictEqual(actual, expected); i++) {
     await sleep(10);
     actual = await read();
   }

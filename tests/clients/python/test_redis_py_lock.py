@@ -34,6 +34,17 @@ def r2(target):
     client.close()
 
 
+def wait_until(condition, timeout):
+    """Polls `condition` until it holds or `timeout` seconds pass; returns whether it held."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        pause.wait(0.005)
+    return True
+
+
 def test_non_blocking_acquire_holds_the_key_and_refuses_a_second_holder(r, r2):
     first = r.lock(LOCK, timeout=10)
     second = r2.lock(LOCK, timeout=10)
@@ -190,8 +201,8 @@ def test_release_after_another_client_deleted_the_key_raises_not_owned(r):
 def test_expired_lock_taken_by_another_client_is_not_owned(r, r2):
     first = r.lock(LOCK, timeout=0.2)
     assert first.acquire(blocking=False)
-    time.sleep(0.35)
-    assert r.exists(LOCK) == 0
+    # The 200 ms lease runs out on the server's own clock: wait for that, bounded.
+    assert wait_until(lambda: r.exists(LOCK) == 0, timeout=2.0)
     second = r2.lock(LOCK, timeout=10)
     assert second.acquire(blocking=False)
 
@@ -267,7 +278,7 @@ def _contend(port, worker):
             sys.exit("worker %d: %d holders at once" % (worker, inside))
         # A read-modify-write that loses updates unless the lock excludes the others.
         value = int(client.get("counter") or 0)
-        time.sleep(0.001)
+        client.ping()  # one more round trip inside the critical section widens the race window
         client.set("counter", value + 1)
         client.decr("inside")
         lock.release()
