@@ -6,18 +6,11 @@
 // The servers are started here with --busy-reply-threshold 200, which both accept, because the
 // shared fixture's use the 5000 ms default. Nothing waits on the clock: client B's PING is
 // answered only once the threshold has passed, so each wait is a read with a bounded deadline.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,86 +38,6 @@ constexpr std::string_view kRunawaySha = "69e49ba5f2f384f0937667865500d1d24c2368
 // Bounds every wait; a healthy run needs a fraction of it.
 constexpr int kWaitMs = 20000;
 
-// A server on a free loopback port with --busy-reply-threshold 200. Owns the process: destroying
-// it sends SIGTERM, then SIGKILL, and reaps it.
-class BusyServer {
- public:
-  static std::unique_ptr<BusyServer> Start(const std::string& binary, std::string& error) {
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      const std::uint16_t port = FindFreePort();
-      std::string log_path =
-          (std::filesystem::temp_directory_path() / "warden-busy-test-XXXXXX").string();
-      const int log_fd = mkostemp(log_path.data(), O_CLOEXEC);
-      if (port == 0 || log_fd < 0) {
-        error = "no free port or log file: " + std::string(std::strerror(errno));
-        return nullptr;
-      }
-      std::vector<std::string> argv = {binary};
-      for (std::string& arg : RedisLikeServerArgs(port)) argv.push_back(std::move(arg));
-      argv.insert(argv.end(), {"--busy-reply-threshold", "200"});
-      const pid_t pid = SpawnChild(argv, {.stdout_fd = log_fd, .stderr_fd = log_fd}, error);
-      close(log_fd);
-      if (pid < 0) return nullptr;
-      std::unique_ptr<BusyServer> server(new BusyServer(port, pid, log_path));
-      if (server->WaitUntilReady()) return server;
-      // An early exit may be a lost race for the port: try another.
-      error = binary + " did not start; log:\n" + server->LogTail();
-      if (server->exit_status_ == std::nullopt) return nullptr;
-    }
-    return nullptr;
-  }
-
-  BusyServer(const BusyServer&) = delete;
-  BusyServer& operator=(const BusyServer&) = delete;
-  ~BusyServer() {
-    if (!exit_status_) {
-      kill(pid_, SIGTERM);
-      exit_status_ = WaitForChild(pid_, 5000);
-      if (!exit_status_) {
-        kill(pid_, SIGKILL);
-        WaitForChild(pid_, 10000);
-      }
-    }
-    unlink(log_path_.c_str());
-  }
-
-  std::uint16_t port() const { return port_; }
-  pid_t pid() const { return pid_; }
-
-  // Waits (bounded) for the process to exit; its waitpid status, or nullopt if it still runs.
-  std::optional<int> WaitForExit(int timeout_ms) {
-    if (!exit_status_) exit_status_ = WaitForChild(pid_, timeout_ms);
-    return exit_status_;
-  }
-
-  std::string LogTail() const {
-    std::ifstream in(log_path_, std::ios::binary);
-    std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return log.size() > 2000 ? log.substr(log.size() - 2000) : log;
-  }
-
- private:
-  BusyServer(std::uint16_t port, pid_t pid, std::string log_path)
-      : port_(port), pid_(pid), log_path_(std::move(log_path)) {}
-
-  bool WaitUntilReady() {
-    const Deadline deadline(kWaitMs);
-    while (!deadline.Expired()) {
-      if (std::optional<RespClient> client = RespClient::Connect(port_, deadline.RemainingMs())) {
-        if (client->Command({"PING"}, deadline.RemainingMs()).bytes == "+PONG\r\n") return true;
-      }
-      // Not listening yet: wait a little, but wake at once if the server exits.
-      if ((exit_status_ = WaitForChild(pid_, 10))) return false;
-    }
-    return false;
-  }
-
-  std::uint16_t port_;
-  pid_t pid_;
-  std::string log_path_;
-  std::optional<int> exit_status_;
-};
-
 class ScriptBusyTest : public ::testing::TestWithParam<ServerKind> {
  protected:
   void SetUp() override {
@@ -135,7 +48,7 @@ class ScriptBusyTest : public ::testing::TestWithParam<ServerKind> {
                                       "redis-server); every scenario here also runs against it.";
     }
     std::string error;
-    server_ = BusyServer::Start(binary, error);
+    server_ = ServerProcess::Start(binary, error, {"--busy-reply-threshold", "200"});
     ASSERT_NE(server_, nullptr) << error;
     a_ = RespClient::Connect(server_->port());
     b_ = RespClient::Connect(server_->port());
@@ -173,7 +86,7 @@ class ScriptBusyTest : public ::testing::TestWithParam<ServerKind> {
     EXPECT_TRUE(WIFEXITED(*status)) << DescribeWaitStatus(*status);
   }
 
-  std::unique_ptr<BusyServer> server_;
+  std::unique_ptr<ServerProcess> server_;
   std::optional<RespClient> a_;
   std::optional<RespClient> b_;
 };

@@ -97,7 +97,8 @@ std::vector<std::string> RedisLikeServerArgs(std::uint16_t port) {
           "no",     "--enable-debug-command", "yes",    "--databases", "1"};
 }
 
-std::unique_ptr<ServerProcess> ServerProcess::Start(const std::string& binary, std::string& error) {
+std::unique_ptr<ServerProcess> ServerProcess::Start(const std::string& binary, std::string& error,
+                                                    const std::vector<std::string>& extra_args) {
   for (int attempt = 1; attempt <= kStartAttempts; ++attempt) {
     const std::uint16_t port = FindFreePort();
     if (port == 0) {
@@ -113,6 +114,7 @@ std::unique_ptr<ServerProcess> ServerProcess::Start(const std::string& binary, s
     }
     std::vector<std::string> argv = {binary};
     for (std::string& arg : RedisLikeServerArgs(port)) argv.push_back(std::move(arg));
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     const pid_t pid = SpawnChild(argv, {.stdout_fd = log_fd, .stderr_fd = log_fd}, error);
     close(log_fd);
     if (pid < 0) {
@@ -145,7 +147,11 @@ ServerProcess::Readiness ServerProcess::WaitUntilReady(int timeout_ms, std::stri
         return Readiness::kPortTaken;
       }
       const ReadResult pong = client->Command({"PING"}, deadline.RemainingMs());
-      if (pong.status == ReadStatus::kOk && pong.bytes == "+PONG\r\n") return Readiness::kReady;
+      // A server started with requirepass answers too, if not with PONG.
+      if (pong.status == ReadStatus::kOk &&
+          (pong.bytes == "+PONG\r\n" || pong.bytes == "-NOAUTH Authentication required.\r\n")) {
+        return Readiness::kReady;
+      }
     }
     // Not listening yet: wait a little, but wake at once if the server exits.
     if (std::optional<int> status = WaitForChild(pid_, 10)) {
@@ -165,6 +171,11 @@ bool ServerProcess::IsRunning() {
   if (exit_status_) return false;
   exit_status_ = WaitForChild(pid_, 0);
   return !exit_status_;
+}
+
+std::optional<int> ServerProcess::WaitForExit(int timeout_ms) {
+  if (!exit_status_) exit_status_ = WaitForChild(pid_, timeout_ms);
+  return exit_status_;
 }
 
 int ServerProcess::Stop(int grace_ms) {

@@ -29,7 +29,9 @@ class ServerProcess {
   // Starts `binary` with RedisLikeServerArgs on a free port and waits (bounded) until this very
   // process listens there and answers PING. Returns nullptr and sets `error` (with the log tail)
   // when the server cannot be started.
-  static std::unique_ptr<ServerProcess> Start(const std::string& binary, std::string& error);
+  // `extra_args` follow the shared ones (a later option overrides an earlier one).
+  static std::unique_ptr<ServerProcess> Start(const std::string& binary, std::string& error,
+                                              const std::vector<std::string>& extra_args = {});
 
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
@@ -41,6 +43,9 @@ class ServerProcess {
 
   // False once the process has exited (it is reaped then).
   bool IsRunning();
+  // Waits (bounded) for the process to exit on its own: its waitpid status, or nullopt if it
+  // still runs.
+  std::optional<int> WaitForExit(int timeout_ms);
   // Stops the server if it still runs: SIGTERM, and SIGKILL if it has not exited within
   // `grace_ms`. Returns its waitpid status. Calling it again returns the same status.
   int Stop(int grace_ms = 2000);
