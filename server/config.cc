@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,22 @@ bool ParseYesNo(std::string_view text, bool& out) {
 
 std::string YesNo(bool v) { return v ? "yes" : "no"; }
 
+std::string OutputLimits(const Config& c) {
+  std::string out;
+  const auto add = [&out](std::string_view cls, const OutputBufferLimit& l) {
+    if (!out.empty()) out += ' ';
+    out += cls;
+    for (std::int64_t v : {l.hard_bytes, l.soft_bytes, l.soft_seconds}) {
+      out += ' ';
+      out += std::to_string(v);
+    }
+  };
+  add("normal", c.output_limit_normal);
+  add("slave", c.output_limit_replica);
+  add("pubsub", c.output_limit_pubsub);
+  return out;
+}
+
 }  // namespace
 
 bool ParseMemory(std::string_view text, std::int64_t& out) {
@@ -80,7 +97,21 @@ bool ParseMemory(std::string_view text, std::int64_t& out) {
 
 std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   const std::string name = Lower(d.name);
-  const auto& a = d.args;
+  // As in Redis, options that take a list also take it as one space-separated argument
+  // (`--bind "127.0.0.1 ::1"`).
+  std::vector<std::string> split;
+  if ((name == "bind" || name == "client-output-buffer-limit") && d.args.size() == 1) {
+    std::string_view rest = d.args[0];
+    while (!rest.empty()) {
+      const std::size_t start = rest.find_first_not_of(' ');
+      if (start == std::string_view::npos) break;
+      rest.remove_prefix(start);
+      const std::size_t end = std::min(rest.find(' '), rest.size());
+      split.emplace_back(rest.substr(0, end));
+      rest.remove_prefix(end);
+    }
+  }
+  const auto& a = split.empty() ? d.args : split;
   auto one = [&]() -> bool { return a.size() == 1; };
   std::int64_t n = 0;
   auto int_option = [&](std::int64_t min, std::int64_t max,
@@ -132,6 +163,39 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "client-query-buffer-limit") {
     return memory_option(1024 * 1024, c.client_query_buffer_limit);
   }
+  if (name == "client-output-buffer-limit") {
+    // Redis's syntax: one or more "<class> <hard> <soft> <soft-seconds>" groups.
+    if (a.empty() || a.size() % 4 != 0) {
+      return Fail(d, "Wrong number of arguments in buffer limit configuration.");
+    }
+    // All groups are checked before any applies.
+    Config updated = c;
+    for (std::size_t i = 0; i < a.size(); i += 4) {
+      const std::string cls = Lower(a[i]);
+      OutputBufferLimit* target = nullptr;
+      if (cls == "normal") {
+        target = &updated.output_limit_normal;
+      } else if (cls == "slave" || cls == "replica") {
+        target = &updated.output_limit_replica;
+      } else if (cls == "pubsub") {
+        target = &updated.output_limit_pubsub;
+      }
+      if (target == nullptr) {
+        return Fail(d, "Invalid client class specified in buffer limit configuration.");
+      }
+      OutputBufferLimit limit;
+      if (!ParseMemory(a[i + 1], limit.hard_bytes) || !ParseMemory(a[i + 2], limit.soft_bytes) ||
+          !ParseInt(a[i + 3], 0, INT32_MAX, limit.soft_seconds) || limit.hard_bytes < 0 ||
+          limit.soft_bytes < 0) {
+        return Fail(d,
+                    "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+      }
+      *target = limit;
+    }
+    c = std::move(updated);
+    return std::nullopt;
+  }
+  if (name == "shutdown-timeout") return int_option(0, INT32_MAX, c.shutdown_timeout_s);
   if (name == "busy-reply-threshold" || name == "lua-time-limit") {
     return int_option(0, INT64_MAX, c.busy_reply_threshold_ms);
   }
@@ -285,6 +349,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"tcp-backlog", std::to_string(c.tcp_backlog)},
       {"proto-max-bulk-len", std::to_string(c.proto_max_bulk_len)},
       {"client-query-buffer-limit", std::to_string(c.client_query_buffer_limit)},
+      {"client-output-buffer-limit", OutputLimits(c)},
+      {"shutdown-timeout", std::to_string(c.shutdown_timeout_s)},
       {"busy-reply-threshold", std::to_string(c.busy_reply_threshold_ms)},
       {"lua-time-limit", std::to_string(c.busy_reply_threshold_ms)},
       {"script-memory-limit", std::to_string(c.script_memory_limit)},

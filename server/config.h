@@ -13,6 +13,14 @@ namespace warden::server {
 
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
 
+// 0 disables a limit. A client over the hard limit, or over the soft limit for longer than
+// soft_seconds, is disconnected.
+struct OutputBufferLimit {
+  std::int64_t hard_bytes = 0;
+  std::int64_t soft_bytes = 0;
+  std::int64_t soft_seconds = 0;
+};
+
 struct Config {
   int port = 6379;
   std::vector<std::string> bind = {"127.0.0.1"};
@@ -26,6 +34,13 @@ struct Config {
   int tcp_backlog = 511;
   std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  // client-output-buffer-limit, per class as Redis has them; only "normal" applies to warden's
+  // clients (it has no replicas or subscribers) but all three are kept so CONFIG GET matches.
+  OutputBufferLimit output_limit_normal = {0, 0, 0};
+  OutputBufferLimit output_limit_replica = {256LL * 1024 * 1024, 64LL * 1024 * 1024, 60};
+  OutputBufferLimit output_limit_pubsub = {32LL * 1024 * 1024, 8LL * 1024 * 1024, 60};
+  // On SIGTERM, how long replies already computed may take to reach slow readers.
+  std::int64_t shutdown_timeout_s = 10;
   std::int64_t busy_reply_threshold_ms = 5000;
   // Cap on the Lua interpreter's memory while a script runs (0: none).
   std::int64_t script_memory_limit = 256LL * 1024 * 1024;

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cstdio>
@@ -27,7 +28,8 @@ std::string FormatAddress(const sockaddr_storage& addr, bool& loopback) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
     inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
     port = ntohs(in->sin_port);
-    loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    // Redis's islocalClient: exactly 127.0.0.1 or ::1, not the rest of 127.0.0.0/8.
+    loopback = ntohl(in->sin_addr.s_addr) == INADDR_LOOPBACK;
   } else if (addr.ss_family == AF_INET6) {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
     inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
@@ -92,7 +94,87 @@ bool Connection::OutputBacklogged() const {
   return write_pending_ && output_.size() + writing_.size() > kOutputBacklogBytes;
 }
 
+std::size_t Connection::PendingOutputBytes() const {
+  // libuv counts what it still holds of an in-flight write.
+  return output_.size() + (write_pending_ ? handle_.tcp.write_queue_size : 0);
+}
+
+bool Connection::EnforceOutputLimit() {
+  if (closing_) return false;
+  const OutputBufferLimit& limit = server_.state().config.output_limit_normal;
+  if (limit.hard_bytes == 0 && limit.soft_bytes == 0) return false;
+  const auto used = static_cast<std::int64_t>(PendingOutputBytes());
+  bool over = limit.hard_bytes > 0 && used >= limit.hard_bytes;
+  if (limit.soft_bytes > 0 && used >= limit.soft_bytes) {
+    // Redis's rule: over the soft limit for more than soft-seconds, measured from the first time
+    // it was seen over.
+    const std::int64_t now = server_.state().clock.NowMs();
+    if (soft_limit_since_ms_ == 0) {
+      soft_limit_since_ms_ = now;
+    } else if (now - soft_limit_since_ms_ > limit.soft_seconds * 1000) {
+      over = true;
+    }
+  } else {
+    soft_limit_since_ms_ = 0;
+  }
+  if (!over) return false;
+  server_.log().Log(LogLevel::kWarning,
+                    "Client id=%llu addr=%s laddr=%s fd=%d name=%s scheduled to be closed ASAP for "
+                    "overcoming of output buffer limits.",
+                    static_cast<unsigned long long>(session_.id), session_.addr.c_str(),
+                    session_.laddr.c_str(), session_.fd, session_.name.c_str());
+  // As in Redis, nothing more is sent to it: the point is to stop holding its replies.
+  output_.clear();
+  Close();
+  return true;
+}
+
+void Connection::CloseAfterReplies() {
+  // Closing a socket with unread input makes the kernel send a reset, and a reset makes the peer
+  // drop replies it has received but not yet read. So a client caught mid-pipeline by shutdown
+  // gets a FIN instead; what it still sends is discarded, and the socket closes when the client
+  // closes its end (or the server's shutdown timer runs out). An idle client closes at once.
+  int unread = 0;
+  const bool mid_pipeline =
+      input_.unread_size() > 0 ||
+      (session_.fd >= 0 && ioctl(session_.fd, FIONREAD, &unread) == 0 && unread > 0);
+  if (!linger_ || !mid_pipeline) {
+    Close();
+    return;
+  }
+  if (reading_) uv_read_stop(stream());
+  reading_ = false;
+  if (session_.fd < 0 || ::shutdown(session_.fd, SHUT_WR) != 0 ||
+      uv_read_start(stream(), OnDiscardAlloc, OnDiscardRead) != 0) {
+    Close();
+    return;
+  }
+  reading_ = true;
+  discarding_ = true;
+}
+
+void Connection::OnDiscardAlloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
+  auto* self = static_cast<Connection*>(handle->data);
+  self->input_.Consume(self->input_.unread_size());
+  char* base = self->input_.Reserve(kReadChunk);
+  *buf = uv_buf_init(base, static_cast<unsigned int>(self->input_.free_space()));
+}
+
+void Connection::OnDiscardRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
+  if (nread < 0) static_cast<Connection*>(stream->data)->Close();
+}
+
+void Connection::CloseWhenFlushed() {
+  if (closing_) return;
+  linger_ = true;
+  session_.close_after_reply = true;
+  UpdateReading();
+  // A write in flight or a reply delay finishes first; their callbacks flush and then close.
+  if (!write_pending_ && !delaying_) Flush();
+}
+
 void Connection::UpdateReading() {
+  if (discarding_) return;
   const bool want = !closing_ && !session_.close_after_reply && !OutputBacklogged();
   if (want && !reading_) {
     if (uv_read_start(stream(), OnAlloc, OnRead) == 0) reading_ = true;
@@ -100,6 +182,10 @@ void Connection::UpdateReading() {
     uv_read_stop(stream());
     reading_ = false;
   }
+  // For CLIENT LIST.
+  session_.output_bytes = PendingOutputBytes();
+  session_.reading = reading_;
+  session_.writing = write_pending_;
 }
 
 void Connection::OnAlloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
@@ -154,6 +240,10 @@ void Connection::ProcessInput() {
       Dispatch(state, session_, parser_.args(), writer);
       executing_ = false;
       ran = true;
+      if (EnforceOutputLimit()) return;
+      // One batch of pipelined requests can owe far more than the backlog allows: hand it to
+      // the socket now, and if the kernel cannot take it all, the loop stops here.
+      if (output_.size() > kOutputBacklogBytes && !write_pending_) Flush();
       if (session_.close_now) {
         // Redis drops the replies still queued for this read, too.
         output_.clear();
@@ -209,7 +299,7 @@ void Connection::Flush() {
     return;
   }
   if (output_.empty()) {
-    if (session_.close_after_reply) Close();
+    if (session_.close_after_reply) CloseAfterReplies();
     return;
   }
   server_.state().stats.total_net_output_bytes += output_.size();
@@ -222,7 +312,7 @@ void Connection::Flush() {
   }
   if (offset == output_.size()) {
     output_.clear();
-    if (session_.close_after_reply) Close();
+    if (session_.close_after_reply) CloseAfterReplies();
     return;
   }
   // The kernel took part of it: hand the rest to libuv, which owns it until OnWrite.

@@ -4,7 +4,9 @@
 // next read, and the replies of that batch go out in one write (uv_try_write, then uv_write for
 // whatever the kernel did not take). While a write is in flight new replies collect in a second
 // buffer. A client whose unsent replies pile up past a threshold is not read from (and its
-// buffered requests are not run) until the writes drain, so memory stays bounded.
+// buffered requests are not run) until the writes drain, so memory stays bounded even with
+// Redis's default of no output limit for normal clients; client-output-buffer-limit, when set,
+// disconnects such a client as Redis does.
 //
 // Ownership: the Server creates connections and keeps them in its list; a connection frees
 // itself in its close callback, after unlinking from the server.
@@ -39,6 +41,11 @@ class Connection {
   void Start();
   // Sends what is queued (best effort, without waiting) and closes.
   void Close();
+  // Stops reading, and closes once every reply already computed has been written (shutdown).
+  void CloseWhenFlushed();
+  // Closes the client if its unsent replies are over client-output-buffer-limit. Returns true if
+  // it did.
+  bool EnforceOutputLimit();
   // Writes a reply and closes after it (rejecting a client at accept time).
   void Reject(std::string_view error);
   bool closing() const { return closing_; }
@@ -54,11 +61,16 @@ class Connection {
   static void OnWrite(uv_write_t* req, int status);
   static void OnClose(uv_handle_t* handle);
   static void OnDelayTimer(uv_timer_t* timer);
+  static void OnDiscardAlloc(uv_handle_t* handle, std::size_t suggested, uv_buf_t* buf);
+  static void OnDiscardRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
 
   void ProcessInput();
+  // Every reply is out and close_after_reply is set: closes, lingering first on shutdown.
+  void CloseAfterReplies();
   void Flush();
   void UpdateReading();
   bool OutputBacklogged() const;
+  std::size_t PendingOutputBytes() const;
 
   Server& server_;
   Kind kind_;
@@ -82,7 +94,11 @@ class Connection {
   bool write_pending_ = false;
   bool reading_ = false;
   bool closing_ = false;
-  bool executing_ = false;  // inside Dispatch: a busy script's polling must not re-enter
+  bool linger_ = false;      // shutting down: half-close and wait for the peer before closing
+  bool discarding_ = false;  // lingering: reads are thrown away until the peer closes
+  bool executing_ = false;   // inside Dispatch: a busy script's polling must not re-enter
+  // When the unsent replies first went over the soft output limit (0: they are under it).
+  std::int64_t soft_limit_since_ms_ = 0;
 };
 
 }  // namespace warden::server

@@ -234,10 +234,19 @@ void Server::Shutdown() {
     unix_listener_ = nullptr;
     unlink(state_.config.unixsocket.c_str());
   }
+  // Replies already computed still go out; a client that does not read them gets
+  // shutdown-timeout seconds before it is closed regardless.
   for (Connection* c = connections_; c != nullptr;) {
     Connection* next = c->next;
-    c->Close();
+    c->CloseWhenFlushed();
     c = next;
+  }
+  if (connections_ != nullptr) {
+    uv_timer_init(&loop_, &shutdown_timer_);
+    shutdown_timer_.data = this;
+    shutdown_timer_open_ = true;
+    uv_timer_start(&shutdown_timer_, OnShutdownTimer,
+                   static_cast<std::uint64_t>(state_.config.shutdown_timeout_s) * 1000, 0);
   }
   if (handles_open_) {
     handles_open_ = false;
@@ -248,6 +257,15 @@ void Server::Shutdown() {
     uv_close(reinterpret_cast<uv_handle_t*>(&tasks_async_), nullptr);
   }
   log_.Log(LogLevel::kNotice, "warden is now ready to exit, bye bye...");
+}
+
+void Server::OnShutdownTimer(uv_timer_t* timer) {
+  auto* self = static_cast<Server*>(timer->data);
+  for (Connection* c = self->connections_; c != nullptr;) {
+    Connection* next = c->next;
+    c->Close();
+    c = next;
+  }
 }
 
 void Server::OnSignalAsync(uv_async_t* async) {
@@ -312,6 +330,9 @@ void Server::Adopt(Connection* c) {
   if (connection_count_ > static_cast<std::size_t>(state_.config.maxclients)) {
     ++state_.stats.rejected_connections;
     c->Reject(errors::kMaxClients);
+  } else if (state_.config.protected_mode && state_.config.requirepass.empty() && !s.local) {
+    ++state_.stats.rejected_connections;
+    c->Reject(errors::kProtectedMode);
   }
 }
 
@@ -326,6 +347,10 @@ void Server::Unlink(Connection* c) {
   if (c->next != nullptr) c->next->prev = c->prev;
   c->next = c->prev = nullptr;
   --connection_count_;
+  if (connections_ == nullptr && shutdown_timer_open_) {
+    shutdown_timer_open_ = false;
+    uv_close(reinterpret_cast<uv_handle_t*>(&shutdown_timer_), nullptr);
+  }
 }
 
 void Server::DropClients(const Session* keep) {
@@ -357,13 +382,17 @@ void Server::RunExpirySlice() {
 
 void Server::OnExpireIdle(uv_idle_t* idle) { static_cast<Server*>(idle->data)->RunExpirySlice(); }
 
-void Server::CloseIdleClients() {
+void Server::ClientsCron() {
   const std::int64_t timeout_ms = state_.config.timeout_s * 1000;
-  if (timeout_ms <= 0) return;
   const std::int64_t now = state_.clock.NowMs();
   for (Connection* c = connections_; c != nullptr;) {
     Connection* next = c->next;
-    if (now - c->session().last_interaction_ms > timeout_ms) c->Close();
+    // A client over the soft output limit is closed once it has been for soft-seconds, even if
+    // no new reply comes to trigger the check.
+    if (!c->EnforceOutputLimit() && timeout_ms > 0 &&
+        now - c->session().last_interaction_ms > timeout_ms) {
+      c->Close();
+    }
     c = next;
   }
 }
@@ -372,7 +401,7 @@ void Server::OnCron(uv_timer_t* timer) {
   auto* self = static_cast<Server*>(timer->data);
   self->RunExpirySlice();
   self->state_.keyspace.RehashSteps(kCronRehashBuckets);
-  self->CloseIdleClients();
+  self->ClientsCron();
 }
 
 }  // namespace warden::server

@@ -32,7 +32,8 @@ class Server final : public ConnectionRegistry {
   std::optional<std::string> Start();
   // Runs the loop until Shutdown(); returns the process exit code.
   int Run();
-  // Closes listeners and connections (sending what they have queued) and ends Run().
+  // Closes the listeners, and each connection once the replies it has been sent are written (or
+  // shutdown-timeout has passed), then ends Run().
   void Shutdown();
 
   // The TCP port actually bound (differs from the configured one for --port 0), or 0.
@@ -59,6 +60,7 @@ class Server final : public ConnectionRegistry {
   static void OnExpireIdle(uv_idle_t* idle);
   static void OnSignalAsync(uv_async_t* async);
   static void OnTasksAsync(uv_async_t* async);
+  static void OnShutdownTimer(uv_timer_t* timer);
 
   void Accept(uv_stream_t* listener, Connection::Kind kind);
   // Registers an accepted connection and starts serving it.
@@ -68,7 +70,8 @@ class Server final : public ConnectionRegistry {
   std::optional<std::string> Listen(const std::string& address);
   std::optional<std::string> ListenUnix();
   void RunExpirySlice();
-  void CloseIdleClients();
+  // Closes idle clients (timeout) and those over the soft output limit for too long.
+  void ClientsCron();
   void WritePortFile();
   // While a script is past busy-reply-threshold: reads and answers the other clients.
   void PollWhileBusy();
@@ -90,6 +93,8 @@ class Server final : public ConnectionRegistry {
   std::size_t connection_count_ = 0;
   int bound_port_ = 0;
   bool shutting_down_ = false;
+  uv_timer_t shutdown_timer_;
+  bool shutdown_timer_open_ = false;
   bool handles_open_ = false;
 };
 

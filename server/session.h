@@ -19,7 +19,8 @@ struct Session {
   int resp = 2;
   int db = 0;
   bool authenticated = true;
-  // Loopback or unix socket: allowed to run DEBUG under enable-debug-command local.
+  // From 127.0.0.1, ::1 or a unix socket (Redis's islocalClient): allowed to run DEBUG under
+  // enable-debug-command local, and exempt from protected mode.
   bool local = true;
   bool is_script = false;
   // Reply, flush, then close (QUIT, protocol errors).
@@ -34,7 +35,11 @@ struct Session {
   const CommandSpec* last_command = nullptr;
   std::size_t query_buffer_bytes = 0;
   std::size_t query_buffer_free = 0;
+  // As of the last batch: replies not yet taken by the kernel, and whether the connection reads
+  // requests and waits on a write (CLIENT LIST's events=r/w; only w: paused for a slow reader).
   std::size_t output_bytes = 0;
+  bool reading = true;
+  bool writing = false;
 };
 
 }  // namespace warden::server

@@ -19,12 +19,13 @@ void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d sub=0 psub=0 "
       "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
-      "oll=0 omem=0 tot-mem=%zu events=r cmd=%.*s user=default redir=-1 resp=%d",
+      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d",
       static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
       static_cast<long long>((now_ms - s.created_ms) / 1000),
       static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.db, s.query_buffer_bytes,
       s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes,
-      s.query_buffer_bytes + s.query_buffer_free + s.output_bytes, static_cast<int>(cmd.size()),
+      s.output_bytes, s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
+      s.reading ? (s.writing ? "rw" : "r") : (s.writing ? "w" : ""), static_cast<int>(cmd.size()),
       cmd.data(), s.resp);
   if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof(buf) ? n : sizeof(buf) - 1);
   out.append(" lib-name=");

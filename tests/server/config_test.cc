@@ -25,6 +25,41 @@ TEST(ApplyDirectiveTest, Port) {
   EXPECT_EQ(config.port, 7000);
 }
 
+TEST(ApplyDirectiveTest, ClientOutputBufferLimitTakesGroupsOfFour) {
+  Config config;
+
+  EXPECT_FALSE(Apply(config, "client-output-buffer-limit",
+                     {"normal", "1mb", "512kb", "10", "pubsub", "0", "0", "0"})
+                   .has_value());
+
+  EXPECT_EQ(config.output_limit_normal.hard_bytes, 1024 * 1024);
+  EXPECT_EQ(config.output_limit_normal.soft_bytes, 512 * 1024);
+  EXPECT_EQ(config.output_limit_normal.soft_seconds, 10);
+  EXPECT_EQ(config.output_limit_pubsub.hard_bytes, 0);
+  EXPECT_EQ(config.output_limit_replica.hard_bytes, 256LL * 1024 * 1024);
+}
+
+TEST(ApplyDirectiveTest, ClientOutputBufferLimitAlsoTakesOneQuotedArgument) {
+  Config config;
+
+  EXPECT_FALSE(Apply(config, "client-output-buffer-limit", {"replica 1gb 2mb 30"}).has_value());
+
+  EXPECT_EQ(config.output_limit_replica.hard_bytes, 1024LL * 1024 * 1024);
+  EXPECT_EQ(config.output_limit_replica.soft_bytes, 2 * 1024 * 1024);
+  EXPECT_EQ(config.output_limit_replica.soft_seconds, 30);
+}
+
+TEST(ApplyDirectiveTest, ABadGroupLeavesEveryLimitAsItWas) {
+  Config config;
+
+  const auto error = Apply(config, "client-output-buffer-limit",
+                           {"normal", "1mb", "0", "0", "pubsub", "1x", "0", "0"});
+
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->message.find("Error in hard, soft or soft_seconds setting"), std::string::npos);
+  EXPECT_EQ(config.output_limit_normal.hard_bytes, 0);
+}
+
 TEST(ApplyDirectiveTest, NamesAreCaseInsensitive) {
   Config config;
 
@@ -227,7 +262,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"unixsocketperm", {"800"}}, BadValueCase{"unixsocketperm", {"1777"}},
         BadValueCase{"appendonly", {"yes"}}, BadValueCase{"appendonly", {"maybe"}},
         BadValueCase{"daemonize", {"yes"}}, BadValueCase{"requirepass", {}},
-        BadValueCase{"", {"x"}}));
+        BadValueCase{"client-output-buffer-limit", {"normal", "1mb", "0"}},
+        BadValueCase{"client-output-buffer-limit", {"master", "1mb", "0", "0"}},
+        BadValueCase{"client-output-buffer-limit", {"normal", "-1", "0", "0"}},
+        BadValueCase{"client-output-buffer-limit", {"normal", "0", "0", "x"}},
+        BadValueCase{"shutdown-timeout", {"-1"}}, BadValueCase{"", {"x"}}));
 
 struct MemoryCase {
   const char* text;

@@ -43,9 +43,22 @@ std::string_view ReadStatusName(ReadStatus status) {
 }
 
 std::optional<RespClient> RespClient::Connect(std::uint16_t port, int timeout_ms) {
+  return ConnectFrom("", port, timeout_ms);
+}
+
+std::optional<RespClient> RespClient::ConnectFrom(const std::string& source_ip, std::uint16_t port,
+                                                  int timeout_ms) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return std::nullopt;
   RespClient client(fd);
+  if (!source_ip.empty()) {
+    sockaddr_in source = {};
+    source.sin_family = AF_INET;
+    if (inet_pton(AF_INET, source_ip.c_str(), &source.sin_addr) != 1 ||
+        bind(fd, reinterpret_cast<const sockaddr*>(&source), sizeof(source)) != 0) {
+      return std::nullopt;
+    }
+  }
   // Small writes must leave at once: tests split requests byte by byte.
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

@@ -36,6 +36,10 @@ class RespClient {
  public:
   // Connects to 127.0.0.1:`port`. Returns nullopt if no connection is made within `timeout_ms`.
   static std::optional<RespClient> Connect(std::uint16_t port, int timeout_ms = 2000);
+  // The same from the local address `source_ip` (say "127.0.0.2", which servers treat as a
+  // remote client: only 127.0.0.1 and ::1 count as local).
+  static std::optional<RespClient> ConnectFrom(const std::string& source_ip, std::uint16_t port,
+                                               int timeout_ms = 2000);
 
   RespClient(RespClient&& other) noexcept;
   RespClient& operator=(RespClient&& other) noexcept;
