@@ -28,3 +28,9 @@ cmake --build build-asan -j"$jobs"
 # sanitized build, where random input finds undefined behaviour.
 tests/clients/run.sh build/warden
 tests/clients/run.sh build-asan/warden fuzz
+
+# Lock safety under load and faults (tests/stress/README.md): dozens of clients, stalls,
+# vanished holders, SIGSTOP pauses of the server; a short run on each build.
+/usr/bin/python3 -m unittest discover -s tests/stress
+/usr/bin/python3 tests/stress/lock_safety.py --binary build/warden --seconds 8
+/usr/bin/python3 tests/stress/lock_safety.py --binary build-asan/warden --seconds 8
