@@ -2,11 +2,13 @@
 """Expiry storm: N locks with the same short lease, untouched; then PING latency while they
 expire, and how many are left one second after the last deadline. warden and redis-server in
 the same run.
-    bench/expiry_storm.py build/warden [--locks 1000000] [--ttl-ms 2000]
+    bench/expiry_storm.py build/warden [--locks 1000000] [--ttl-ms 2000] [--json]
 """
 import argparse
+import json
 import socket
 import subprocess
+import sys
 import time
 
 
@@ -66,6 +68,8 @@ def storm(name, cmd, n, ttl_ms):
         left = int(command(s, "DBSIZE")[1:-2])
         print(f"{name}: {n} locks loaded in {loaded - t0:.1f} s; 1 s after the last deadline "
               f"{left} left ({100 * left / n:.2f}%); worst PING {worst * 1000:.1f} ms")
+        return {"load_s": loaded - t0, "left": left, "left_percent": 100 * left / n,
+                "worst_ping_ms": worst * 1000}
     finally:
         p.terminate()
         p.wait()
@@ -77,10 +81,16 @@ def main():
     ap.add_argument("--redis", default="redis-server")
     ap.add_argument("--locks", type=int, default=1000000)
     ap.add_argument("--ttl-ms", type=int, default=2000)
+    ap.add_argument("--json", action="store_true", help="print one JSON object; text to stderr")
     args = ap.parse_args()
-    storm("warden", lambda port: [args.warden, "--port", str(port)], args.locks, args.ttl_ms)
-    storm("redis-server", lambda port: [args.redis, "--port", str(port), "--save", "",
-                                        "--appendonly", "no"], args.locks, args.ttl_ms)
+    if args.json:
+        sys.stdout = sys.stderr
+    w = storm("warden", lambda port: [args.warden, "--port", str(port)], args.locks, args.ttl_ms)
+    r = storm("redis-server", lambda port: [args.redis, "--port", str(port), "--save", "",
+                                            "--appendonly", "no"], args.locks, args.ttl_ms)
+    if args.json:
+        result = {"locks": args.locks, "ttl_ms": args.ttl_ms, "warden": w, "redis": r}
+        print(json.dumps(result), file=sys.__stdout__)
 
 
 if __name__ == "__main__":

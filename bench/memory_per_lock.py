@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Memory per lock: RSS growth for N locks (key lock:<n>, 36-byte token, PX 600000) loaded into
 warden and into redis-server in the same run, pipelined in batches.
-    bench/memory_per_lock.py build/warden [--locks 1000000]
+    bench/memory_per_lock.py build/warden [--locks 1000000] [--json]
 """
 import argparse
+import json
 import socket
 import subprocess
+import sys
 import time
 
 
@@ -70,7 +72,7 @@ def measure(name, cmd, n):
     per_lock = (full - idle) / n
     print(f"{name}: idle RSS {idle / 1e6:.2f} MB, RSS with {n} locks {full / 1e6:.1f} MB, "
           f"{per_lock:.1f} bytes per lock")
-    return per_lock
+    return {"idle_rss_bytes": idle, "rss_bytes": full, "bytes_per_lock": per_lock}
 
 
 def main():
@@ -78,11 +80,18 @@ def main():
     ap.add_argument("warden")
     ap.add_argument("--redis", default="redis-server")
     ap.add_argument("--locks", type=int, default=1000000)
+    ap.add_argument("--json", action="store_true", help="print one JSON object; text to stderr")
     args = ap.parse_args()
+    if args.json:
+        sys.stdout = sys.stderr
     w = measure("warden", lambda port: [args.warden, "--port", str(port)], args.locks)
     r = measure("redis-server", lambda port: [args.redis, "--port", str(port), "--save", "",
                                               "--appendonly", "no"], args.locks)
-    print(f"ratio warden/redis: {w / r:.2f}")
+    ratio = w["bytes_per_lock"] / r["bytes_per_lock"]
+    print(f"ratio warden/redis: {ratio:.2f}")
+    if args.json:
+        result = {"locks": args.locks, "warden": w, "redis": r, "ratio": ratio}
+        print(json.dumps(result), file=sys.__stdout__)
 
 
 if __name__ == "__main__":

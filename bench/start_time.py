@@ -3,13 +3,15 @@
 
 Measures, for each server, the time from exec to the first answered PING (median of --runs),
 the idle RSS right after, and whether --parallel servers started at once all come up.
-    bench/start_time.py build/warden [--runs 50] [--parallel 200]
+    bench/start_time.py build/warden [--runs 50] [--parallel 200] [--json]
 """
 import argparse
+import json
 import os
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -84,12 +86,16 @@ def main():
     ap.add_argument("--redis", default="redis-server")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--parallel", type=int, default=200)
+    ap.add_argument("--json", action="store_true", help="print one JSON object; text to stderr")
     args = ap.parse_args()
+    if args.json:
+        sys.stdout = sys.stderr
     servers = {
         "warden": lambda port: [args.warden, "--port", str(port)],
         "redis-server": lambda port: [args.redis, "--port", str(port), "--save", "",
                                       "--appendonly", "no"],
     }
+    result = {"runs": args.runs}
     for name, cmd in servers.items():
         results = [start_once(cmd) for _ in range(args.runs)]
         times = [t for ok, t, _ in results if ok]
@@ -97,9 +103,15 @@ def main():
         print(f"{name}: start to first PONG median {statistics.median(times) * 1000:.2f} ms "
               f"(min {min(times) * 1000:.2f}, max {max(times) * 1000:.2f}, "
               f"{len(times)}/{args.runs} up); idle RSS {rss / 1e6:.2f} MB")
+        result[name.removesuffix("-server")] = {
+            "median_ms": statistics.median(times) * 1000, "min_ms": min(times) * 1000,
+            "max_ms": max(times) * 1000, "up": len(times), "idle_rss_bytes": rss}
     up, distinct = parallel_start(args.warden, args.parallel)
     print(f"parallel start: {up}/{args.parallel} warden servers answered PING on port 0, "
           f"{distinct} distinct ports")
+    if args.json:
+        result.update(parallel=args.parallel, parallel_up=up, parallel_ports=distinct)
+        print(json.dumps(result), file=sys.__stdout__)
 
 
 if __name__ == "__main__":

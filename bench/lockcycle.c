@@ -1,0 +1,345 @@
+/* lockcycle: the lock life cycle as clients run it, one request in flight per connection.
+
+Each connection repeats acquire (SET key token NX PX), extend (EVALSHA compare-and-pexpire) and
+release (EVALSHA compare-and-delete) on its own keys, lock:<seed>:<conn>:<n>, so every reply is
+known in advance and any other reply is counted as unexpected. The keyspace stays empty between
+cycles (a run stops starting cycles at the deadline and finishes those in progress), so a rerun
+with the same seed measures the same work. Latency is measured per command with
+CLOCK_MONOTONIC into a log-linear histogram (64 buckets per power of two, each ~1.6% wide).
+
+    lockcycle [--host 127.0.0.1] [--port 6379] [--connections 50] [--duration 10]
+              [--requests N] [--seed 1] [--ttl-ms 30000]
+
+--requests N stops starting cycles after N requests instead of at the deadline.
+
+Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_us":..,...}.
+*/
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char kReleaseScript[] =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) "
+    "else return 0 end";
+static const char kExtendScript[] =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then "
+    "return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
+
+enum { kSubBits = 6, kSub = 1 << kSubBits, kBuckets = 64 * kSub };
+enum Step { kAcquire, kExtend, kRelease, kSteps };
+
+struct Conn {
+  int fd;
+  int id;
+  enum Step step;
+  uint64_t n;
+  uint64_t sent_ns;
+  char token[37];
+  char out[512];
+  size_t out_len, out_sent;
+  char in[512];
+  size_t in_len;
+};
+
+struct Options {
+  const char* host;
+  int port;
+  int connections;
+  double duration_s;
+  uint64_t requests;
+  uint64_t seed;
+  long ttl_ms;
+};
+
+static uint64_t histogram[kBuckets];
+static char release_sha[41], extend_sha[41];
+
+static uint64_t NowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void Die(const char* what) {
+  perror(what);
+  exit(2);
+}
+
+static int BucketOf(uint64_t v) {
+  if (v < kSub) return (int)v;
+  int exp = 63 - __builtin_clzll(v);
+  return (exp - kSubBits + 1) * kSub + (int)((v >> (exp - kSubBits)) & (kSub - 1));
+}
+
+static double BucketMid(int b) {
+  if (b < kSub) return b;
+  int exp = b / kSub + kSubBits - 1;
+  uint64_t lo = (uint64_t)(kSub + b % kSub) << (exp - kSubBits);
+  return lo + ((uint64_t)1 << (exp - kSubBits)) / 2.0;
+}
+
+static double PercentileUs(uint64_t total, double q) {
+  uint64_t rank = (uint64_t)(q * (double)total);
+  uint64_t seen = 0;
+  for (int b = 0; b < kBuckets; b++) {
+    seen += histogram[b];
+    if (seen > rank) return BucketMid(b) / 1000.0;
+  }
+  return 0;
+}
+
+/* Length of the one complete RESP reply at the start of buf, 0 if it is not complete yet. Only
+   the reply types these commands produce: simple string, error, integer, bulk string. */
+static size_t ReplyLength(const char* buf, size_t len) {
+  const char* eol = memmem(buf, len, "\r\n", 2);
+  if (eol == NULL) return 0;
+  size_t line = (size_t)(eol - buf) + 2;
+  if (buf[0] != '$') return line;
+  long n = strtol(buf + 1, NULL, 10);
+  if (n < 0) return line;
+  return len >= line + (size_t)n + 2 ? line + (size_t)n + 2 : 0;
+}
+
+static int Connect(const struct Options* o) {
+  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
+  if (inet_pton(AF_INET, o->host, &addr.sin_addr) != 1) {
+    fprintf(stderr, "bad host %s\n", o->host);
+    exit(2);
+  }
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) Die("socket");
+  if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) Die("connect");
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+static size_t AppendBulk(char* out, size_t at, const char* s) {
+  return at + (size_t)sprintf(out + at, "$%zu\r\n%s\r\n", strlen(s), s);
+}
+
+/* SCRIPT LOAD on a blocking socket before the run; the reply is the script's SHA1. */
+static void LoadScript(int fd, const char* script, char sha[41]) {
+  char req[512], reply[128];
+  size_t len = (size_t)sprintf(req, "*3\r\n");
+  len = AppendBulk(req, len, "SCRIPT");
+  len = AppendBulk(req, len, "LOAD");
+  len = AppendBulk(req, len, script);
+  if (write(fd, req, len) != (ssize_t)len) Die("write");
+  size_t got = 0;
+  while (ReplyLength(reply, got) == 0) {
+    ssize_t r = read(fd, reply + got, sizeof reply - got - 1);
+    if (r <= 0) Die("read");
+    got += (size_t)r;
+  }
+  if (strncmp(reply, "$40\r\n", 5) != 0) {
+    fprintf(stderr, "SCRIPT LOAD failed: %.*s\n", (int)got, reply);
+    exit(2);
+  }
+  memcpy(sha, reply + 5, 40);
+  sha[40] = '\0';
+}
+
+static void BuildRequest(struct Conn* c, const struct Options* o) {
+  char key[96], ttl[24];
+  snprintf(key, sizeof key, "lock:%llu:%d:%llu", (unsigned long long)o->seed, c->id,
+           (unsigned long long)c->n);
+  snprintf(ttl, sizeof ttl, "%ld", o->ttl_ms);
+  size_t len;
+  switch (c->step) {
+    case kAcquire:
+      len = (size_t)sprintf(c->out, "*6\r\n");
+      len = AppendBulk(c->out, len, "SET");
+      len = AppendBulk(c->out, len, key);
+      len = AppendBulk(c->out, len, c->token);
+      len = AppendBulk(c->out, len, "NX");
+      len = AppendBulk(c->out, len, "PX");
+      len = AppendBulk(c->out, len, ttl);
+      break;
+    case kExtend:
+      len = (size_t)sprintf(c->out, "*6\r\n");
+      len = AppendBulk(c->out, len, "EVALSHA");
+      len = AppendBulk(c->out, len, extend_sha);
+      len = AppendBulk(c->out, len, "1");
+      len = AppendBulk(c->out, len, key);
+      len = AppendBulk(c->out, len, c->token);
+      len = AppendBulk(c->out, len, ttl);
+      break;
+    default:
+      len = (size_t)sprintf(c->out, "*5\r\n");
+      len = AppendBulk(c->out, len, "EVALSHA");
+      len = AppendBulk(c->out, len, release_sha);
+      len = AppendBulk(c->out, len, "1");
+      len = AppendBulk(c->out, len, key);
+      len = AppendBulk(c->out, len, c->token);
+      break;
+  }
+  c->out_len = len;
+  c->out_sent = 0;
+}
+
+/* Writes what the socket takes; returns 0 once the request is fully sent. */
+static int Flush(struct Conn* c) {
+  while (c->out_sent < c->out_len) {
+    ssize_t w = write(c->fd, c->out + c->out_sent, c->out_len - c->out_sent);
+    if (w < 0 && errno == EAGAIN) return 1;
+    if (w <= 0) Die("write");
+    c->out_sent += (size_t)w;
+  }
+  return 0;
+}
+
+static void Send(struct Conn* c, const struct Options* o, int epfd) {
+  BuildRequest(c, o);
+  c->sent_ns = NowNs();
+  struct epoll_event ev = {.events = EPOLLIN | (Flush(c) ? EPOLLOUT : 0), .data.ptr = c};
+  if (ev.events & EPOLLOUT) epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+static void Usage(void) {
+  fprintf(stderr,
+          "usage: lockcycle [--host h] [--port p] [--connections n] [--duration s] "
+          "[--requests n] [--seed n] [--ttl-ms ms]\n");
+  exit(2);
+}
+
+static struct Options ParseOptions(int argc, char** argv) {
+  struct Options o = {"127.0.0.1", 6379, 50, 10.0, 0, 1, 30000};
+  static const struct option kLong[] = {
+      {"host", required_argument, 0, 'h'},        {"port", required_argument, 0, 'p'},
+      {"connections", required_argument, 0, 'c'}, {"duration", required_argument, 0, 'd'},
+      {"requests", required_argument, 0, 'n'},    {"seed", required_argument, 0, 's'},
+      {"ttl-ms", required_argument, 0, 't'},      {0, 0, 0, 0}};
+  int opt;
+  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:", kLong, NULL)) != -1) {
+    switch (opt) {
+      case 'h':
+        o.host = optarg;
+        break;
+      case 'p':
+        o.port = atoi(optarg);
+        break;
+      case 'c':
+        o.connections = atoi(optarg);
+        break;
+      case 'd':
+        o.duration_s = atof(optarg);
+        break;
+      case 'n':
+        o.requests = strtoull(optarg, NULL, 10);
+        break;
+      case 's':
+        o.seed = strtoull(optarg, NULL, 10);
+        break;
+      case 't':
+        o.ttl_ms = atol(optarg);
+        break;
+      default:
+        Usage();
+    }
+  }
+  if (optind != argc || o.connections < 1 || o.port < 1) Usage();
+  return o;
+}
+
+int main(int argc, char** argv) {
+  struct Options o = ParseOptions(argc, argv);
+  struct Conn* conns = calloc((size_t)o.connections, sizeof *conns);
+  if (conns == NULL) Die("calloc");
+  int epfd = epoll_create1(0);
+  if (epfd < 0) Die("epoll_create1");
+
+  srandom((unsigned)o.seed);
+  for (int i = 0; i < o.connections; i++) {
+    struct Conn* c = &conns[i];
+    c->fd = Connect(&o);
+    c->id = i;
+    for (int j = 0; j < 36; j++) c->token[j] = "0123456789abcdef"[random() % 16];
+  }
+  LoadScript(conns[0].fd, kReleaseScript, release_sha);
+  LoadScript(conns[0].fd, kExtendScript, extend_sha);
+
+  for (int i = 0; i < o.connections; i++) {
+    struct Conn* c = &conns[i];
+    if (fcntl(c->fd, F_SETFL, O_NONBLOCK) != 0) Die("fcntl");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) Die("epoll_ctl");
+  }
+
+  const uint64_t start_ns = NowNs();
+  const uint64_t end_ns = start_ns + (uint64_t)(o.duration_s * 1e9);
+  uint64_t ops = 0, unexpected = 0, issued = 0;
+  int in_flight = 0;
+  for (int i = 0; i < o.connections && (o.requests == 0 || issued < o.requests); i++) {
+    Send(&conns[i], &o, epfd);
+    issued++;
+    in_flight++;
+  }
+
+  /* At the deadline or the request count, stop starting cycles and let the started ones end. */
+  struct epoll_event events[256];
+  int stopping = 0;
+  uint64_t now_ns = start_ns;
+  while (in_flight > 0) {
+    int n = epoll_wait(epfd, events, 256, 100);
+    if (n < 0 && errno != EINTR) Die("epoll_wait");
+    now_ns = NowNs();
+    if (o.requests == 0 && now_ns >= end_ns) stopping = 1;
+    for (int e = 0; e < n; e++) {
+      struct Conn* c = events[e].data.ptr;
+      if (events[e].events & EPOLLOUT) {
+        if (Flush(c) == 0) {
+          struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+          epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+        }
+      }
+      if (!(events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
+      ssize_t r = read(c->fd, c->in + c->in_len, sizeof c->in - c->in_len);
+      if (r < 0 && errno == EAGAIN) continue;
+      if (r <= 0) {
+        fprintf(stderr, "connection %d closed by the server\n", c->id);
+        exit(2);
+      }
+      c->in_len += (size_t)r;
+      size_t len = ReplyLength(c->in, c->in_len);
+      if (len == 0) continue;
+      histogram[BucketOf(now_ns - c->sent_ns)]++;
+      ops++;
+      in_flight--;
+      const char* want = c->step == kAcquire ? "+OK\r\n" : ":1\r\n";
+      if (len != strlen(want) || memcmp(c->in, want, len) != 0) unexpected++;
+      /* One request in flight, so nothing can follow this reply in the buffer. */
+      c->in_len = 0;
+      c->step = (enum Step)((c->step + 1) % kSteps);
+      if (c->step == kAcquire) c->n++;
+      /* A started cycle always ends with its release, so no lock outlives the run. */
+      if (c->step == kAcquire && (stopping || (o.requests != 0 && issued >= o.requests))) {
+        continue;
+      }
+      Send(c, &o, epfd);
+      issued++;
+      in_flight++;
+    }
+  }
+
+  const double seconds = (double)(now_ns - start_ns) / 1e9;
+  printf(
+      "{\"ops\": %llu, \"seconds\": %.3f, \"ops_per_sec\": %.0f, \"p50_us\": %.1f, "
+      "\"p99_us\": %.1f, \"p999_us\": %.1f, \"connections\": %d, \"unexpected\": %llu}\n",
+      (unsigned long long)ops, seconds, ops / seconds, PercentileUs(ops, 0.50),
+      PercentileUs(ops, 0.99), PercentileUs(ops, 0.999), o.connections,
+      (unsigned long long)unexpected);
+  return unexpected == 0 ? 0 : 1;
+}

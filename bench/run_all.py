@@ -1,0 +1,704 @@
+#!/usr/bin/env python3
+"""Every side-by-side benchmark of warden against redis-server, in one command.
+
+    bench/run_all.py build/warden [--rounds 3] [--quick] [--only throughput,keyspace,...]
+
+Sections (all by default):
+  throughput  redis-benchmark SET NX PX / GET / EVALSHA compare-and-delete at pipeline 16 and 1,
+              and bench/lockcycle (acquire, extend, release; 50 connections, one request each)
+  keyspace    CPU per GET at pipeline 16 with ~1k keys and with --keys (10M) keys loaded
+  memory      bench/memory_per_lock.py
+  storm       bench/expiry_storm.py
+  startup     bench/start_time.py
+
+Each server is pinned to core 0 and each load generator to core 1 (taskset). A workload runs
+alternately on both servers for --rounds rounds, swapping which goes first, and the table shows
+medians. CPU per request is the server's time on CPU (/proc/PID/task/*/schedstat) over the
+requests of the run: steadier than ops/s on a shared machine.
+
+redis-benchmark 7.0 has no seed option and draws its random keys from the time and pid, so two
+runs against an unflushed server can replay the same keys (and SET NX then fails throughout).
+Every run therefore starts from FLUSHALL and, where it reads keys, a preloaded keyspace that is
+identical on both servers; afterwards DBSIZE is checked against the expected count and against
+the other server.
+
+Writes bench/results/latest.md, latest.json and ratios.png (the chart needs python3-matplotlib;
+without it the table is still written). Only the processes it started are ever stopped.
+"""
+import argparse
+import csv
+import dataclasses
+import datetime
+import io
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable, Optional
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+SERVER_CORE = "0"
+CLIENT_CORE = "1"
+TOKEN = "0123456789abcdef0123456789abcdef0123"
+RELEASE_SCRIPT = ('if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1])'
+                  ' else return 0 end')
+KEY_RANGE = 1_000_000
+# Reads run against every second key of the range, so half of GETs and EVALSHAs find a lock.
+PRELOAD_STEP = 2
+PRELOAD_TTL_MS = 600_000
+# Beyond this share a DBSIZE differs from its expectation or from the other server's.
+KEYS_TOLERANCE = 0.01
+SERVERS = ("warden", "redis")
+
+
+@dataclasses.dataclass
+class Workload:
+    name: str
+    label: str
+    pipeline: int
+    args: list  # redis-benchmark's command; "<sha>" stands for the loaded script's SHA1
+    preload: bool  # run against the preloaded keyspace rather than an empty one
+    expected_keys: Callable[[int], float]  # requests -> expected DBSIZE after the run
+    target: Optional[float]  # upper bound on the CPU-per-request ratio, from the issue
+
+
+def distinct_keys(requests, key_range):
+    return key_range * (1 - (1 - 1 / key_range) ** requests)
+
+
+def preloaded_keys():
+    return KEY_RANGE // PRELOAD_STEP
+
+
+def left_after_release(requests):
+    # Each preloaded key is deleted the first time a request draws it.
+    return preloaded_keys() * (1 - 1 / KEY_RANGE) ** requests
+
+
+def workloads():
+    set_args = ["SET", "lock:__rand_int__", TOKEN, "NX", "PX", "30000"]
+    get_args = ["GET", "lock:__rand_int__"]
+    release_args = ["EVALSHA", "<sha>", "1", "lock:__rand_int__", TOKEN]
+    out = []
+    for pipeline, target in ((16, 0.5), (1, None)):
+        out += [
+            Workload(f"set_p{pipeline}", f"`SET lock:__rand_int__ <36-byte token> NX PX 30000`, "
+                     f"P{pipeline}", pipeline, set_args, False,
+                     lambda n: distinct_keys(n, KEY_RANGE), target),
+            Workload(f"get_p{pipeline}", f"`GET lock:__rand_int__`, P{pipeline}", pipeline,
+                     get_args, True, lambda n: preloaded_keys(), target),
+            Workload(f"evalsha_p{pipeline}", f"`EVALSHA` compare-and-delete, P{pipeline}",
+                     pipeline, release_args, True, left_after_release, target),
+        ]
+    return out
+
+
+# --- servers ----------------------------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Client:
+    """A blocking RESP client for the few commands the runner sends itself."""
+
+    def __init__(self, port):
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                self.sock = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        self.buf = b""
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _fill(self):
+        data = self.sock.recv(1 << 20)
+        if not data:
+            raise ConnectionError("server closed the connection")
+        self.buf += data
+
+    def call(self, *args):
+        self.sock.sendall(encode(args))
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"-":
+            raise RuntimeError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self._fill()
+            value, self.buf = self.buf[:n], self.buf[n + 2:]
+            return value.decode()
+        return rest.decode()
+
+    def load(self, start, stop, step, ttl_ms, batch=20000):
+        """SET lock:<12-digit i> <token> PX ttl_ms for i in range(start, stop, step), pipelined
+        in batches; the key format is redis-benchmark's expansion of lock:__rand_int__."""
+        ttl = str(ttl_ms).encode()
+        template = (b"*5\r\n$3\r\nSET\r\n$17\r\nlock:%%012d\r\n$%d\r\n%s\r\n$2\r\nPX\r\n"
+                    b"$%d\r\n%s\r\n" % (len(TOKEN), TOKEN.encode(), len(ttl), ttl))
+        for first in range(start, stop, step * batch):
+            ids = range(first, min(stop, first + step * batch), step)
+            self.sock.sendall(b"".join(template % i for i in ids))
+            want = 5 * len(ids)  # "+OK\r\n" each
+            while len(self.buf) < want:
+                self._fill()
+            if self.buf[:want].count(b"+OK\r\n") != len(ids):
+                raise RuntimeError("preload: a SET did not answer +OK")
+            self.buf = self.buf[want:]
+
+    def close(self):
+        self.sock.close()
+
+
+def encode(args):
+    parts = [f"*{len(args)}\r\n".encode()]
+    for a in args:
+        b = a.encode() if isinstance(a, str) else a
+        parts.append(b"$%d\r\n%s\r\n" % (len(b), b))
+    return b"".join(parts)
+
+
+class Server:
+    def __init__(self, name, argv_for_port):
+        self.name = name
+        self.port = free_port()
+        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CORE] + argv_for_port(self.port),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.client = Client(self.port)
+            self.client.call("PING")
+        except BaseException:
+            self.stop()
+            raise
+
+    def cpu_ns(self):
+        """Time on CPU of every thread so far (Redis's background threads count too)."""
+        total = 0
+        task_dir = f"/proc/{self.proc.pid}/task"
+        for tid in os.listdir(task_dir):
+            try:
+                with open(f"{task_dir}/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except FileNotFoundError:
+                pass  # a thread that ended between listdir and open
+        return total
+
+    def rss_bytes(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class ServerPair:
+    """warden and redis-server, fresh, stopped on exit whatever happens."""
+
+    def __init__(self, args):
+        self.args = args
+        self.servers = {}
+
+    def __enter__(self):
+        try:
+            self.servers["warden"] = Server("warden",
+                                            lambda p: [self.args.warden, "--port", str(p)])
+            self.servers["redis"] = Server("redis", lambda p: [
+                self.args.redis, "--port", str(p), "--save", "", "--appendonly", "no"])
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self.servers
+
+    def __exit__(self, *exc):
+        for s in self.servers.values():
+            s.stop()
+
+
+# --- load generators --------------------------------------------------------------------------
+
+def run_client(argv, exit_codes=(0,)):
+    """Runs a load generator on the client core; returns its stdout."""
+    done = subprocess.run(["taskset", "-c", CLIENT_CORE] + argv, capture_output=True, text=True)
+    # redis-benchmark stops at the first error reply ("Error from server: ...") and exits 1.
+    if done.returncode not in exit_codes:
+        raise RuntimeError(f"{shlex.join(argv)} failed ({done.returncode}): "
+                           f"{done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def redis_benchmark(server, requests, pipeline, key_range, args):
+    out = run_client(["redis-benchmark", "-p", str(server.port), "-n", str(requests), "-c", "50",
+                      "-r", str(key_range), "-P", str(pipeline), "--csv"] + args)
+    row = list(csv.DictReader(io.StringIO(out)))[-1]
+    # redis-benchmark 7.0's CSV gives percentiles in ms with three decimals.
+    return {"requests": requests, "ops_per_sec": float(row["rps"]),
+            "p50_us": float(row["p50_latency_ms"]) * 1000,
+            "p99_us": float(row["p99_latency_ms"]) * 1000}
+
+
+def lockcycle(binary, server, seconds, seed):
+    # lockcycle exits 1 after unexpected replies; the keys check reports them.
+    r = json.loads(run_client([binary, "--port", str(server.port), "--duration", str(seconds),
+                               "--seed", str(seed)], exit_codes=(0, 1)))
+    return {"requests": r["ops"], "ops_per_sec": r["ops_per_sec"], "p50_us": r["p50_us"],
+            "p99_us": r["p99_us"], "p999_us": r["p999_us"], "unexpected": r["unexpected"]}
+
+
+def find_lockcycle(args, tmp):
+    """The CMake-built lockcycle beside the warden binary, else one compiled here with cc."""
+    if args.lockcycle:
+        return args.lockcycle
+    built = os.path.join(os.path.dirname(os.path.abspath(args.warden)), "bench", "lockcycle")
+    if os.access(built, os.X_OK):
+        return built
+    binary = os.path.join(tmp, "lockcycle")
+    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(BENCH_DIR, "lockcycle.c")],
+                   check=True)
+    return binary
+
+
+def measured(server, run):
+    """Runs run() and adds the server's CPU per request over it."""
+    before = server.cpu_ns()
+    result = run()
+    result["cpu_us_per_req"] = (server.cpu_ns() - before) / 1000 / result["requests"]
+    return result
+
+
+def alternate(rounds):
+    """Server order per round: each goes first in every other round."""
+    return [SERVERS if r % 2 == 0 else SERVERS[::-1] for r in range(rounds)]
+
+
+# --- sections ---------------------------------------------------------------------------------
+
+def keys_check(runs, expected):
+    """'ok', or what is off: a DBSIZE away from its expectation or from the other server's."""
+    problems = []
+    for r, pair in enumerate(zip(runs["warden"], runs["redis"])):
+        w, rd = pair[0]["dbsize"], pair[1]["dbsize"]
+        want = expected(pair[0]["requests"])
+        if abs(w - rd) > KEYS_TOLERANCE * max(w, rd, 1):
+            problems.append(f"round {r + 1}: warden {w} keys, Redis {rd}")
+        for name, got in (("warden", w), ("Redis", rd)):
+            if abs(got - want) > KEYS_TOLERANCE * max(want, 1):
+                problems.append(f"round {r + 1}: {name} {got} keys, expected ~{want:.0f}")
+    return "ok" if not problems else "; ".join(problems)
+
+
+def summarize(runs):
+    fields = [k for k in runs["warden"][0] if isinstance(runs["warden"][0][k], (int, float))]
+    median = {s: {k: statistics.median(r[k] for r in runs[s]) for k in fields} for s in SERVERS}
+    ratio = {k: median["warden"][k] / median["redis"][k] for k in fields if median["redis"][k]}
+    return median, ratio
+
+
+def throughput_section(args, lockcycle_bin, out):
+    with ServerPair(args) as servers:
+        for w in workloads():
+            runs = {s: [] for s in SERVERS}
+            for order in alternate(args.rounds):
+                for name in order:
+                    server = servers[name]
+                    server.client.call("FLUSHALL")
+                    args_now = list(w.args)
+                    if "<sha>" in args_now:
+                        args_now[args_now.index("<sha>")] = server.client.call(
+                            "SCRIPT", "LOAD", RELEASE_SCRIPT)
+                    if w.preload:
+                        server.client.load(0, KEY_RANGE, PRELOAD_STEP, PRELOAD_TTL_MS)
+                    requests = args.requests_p16 if w.pipeline == 16 else args.requests_p1
+                    result = measured(server, lambda: redis_benchmark(
+                        server, requests, w.pipeline, KEY_RANGE, args_now))
+                    result["dbsize"] = server.client.call("DBSIZE")
+                    runs[name].append(result)
+            report(w.name, runs)
+            median, ratio = summarize(runs)
+            out["workloads"][w.name] = {
+                "label": w.label, "target_cpu_ratio": w.target, "runs": runs, "median": median,
+                "ratio": ratio, "keys_check": keys_check(runs, w.expected_keys)}
+
+        runs = {s: [] for s in SERVERS}
+        for r, order in enumerate(alternate(args.rounds)):
+            for name in order:
+                server = servers[name]
+                server.client.call("FLUSHALL")
+                result = measured(server, lambda: lockcycle(
+                    lockcycle_bin, server, args.lockcycle_seconds, seed=r + 1))
+                result["dbsize"] = server.client.call("DBSIZE")
+                runs[name].append(result)
+        report("lockcycle", runs)
+        median, ratio = summarize(runs)
+        unexpected = sum(r["unexpected"] for s in SERVERS for r in runs[s])
+        check = keys_check(runs, lambda n: 0)
+        if unexpected:
+            check = f"{unexpected} unexpected replies" + ("" if check == "ok" else f"; {check}")
+        out["workloads"]["lockcycle"] = {
+            "label": "lock cycle (`bench/lockcycle`): `SET NX PX`, `EVALSHA` pexpire, "
+                     "`EVALSHA` delete; 50 connections, 1 request in flight each",
+            "target_cpu_ratio": None, "runs": runs, "median": median, "ratio": ratio,
+            "keys_check": check}
+
+
+def keyspace_section(args, out):
+    small = 1000
+    section = {"small_keys": small, "large_keys": args.keys, "runs": {}}
+    with ServerPair(args) as servers:
+        for keys in (small, args.keys):
+            started = time.monotonic()
+            for server in servers.values():
+                done = server.client.call("DBSIZE")
+                server.client.load(done, keys, 1, 3_600_000)
+                got = server.client.call("DBSIZE")
+                if got != keys:
+                    raise RuntimeError(f"{server.name} holds {got} keys after loading {keys}")
+            print(f"keyspace: {keys} keys loaded in both in {time.monotonic() - started:.0f} s",
+                  flush=True)
+            runs = {s: [] for s in SERVERS}
+            for order in alternate(args.rounds):
+                for name in order:
+                    server = servers[name]
+                    runs[name].append(measured(server, lambda: redis_benchmark(
+                        server, args.requests_p16, 16, keys, ["GET", "lock:__rand_int__"])))
+            report(f"GET P16, {keys} keys", runs)
+            median, ratio = summarize(runs)
+            section["runs"][str(keys)] = {"runs": runs, "median": median, "ratio": ratio,
+                                          "rss_bytes": {s: servers[s].rss_bytes()
+                                                        for s in SERVERS}}
+    out["keyspace"] = section
+
+
+def script_section(args, script, extra):
+    """Runs one of the single-purpose bench scripts with --json and returns what it printed."""
+    argv = [sys.executable, os.path.join(BENCH_DIR, script), args.warden, "--redis", args.redis,
+            "--json"] + extra
+    print(f"running {shlex.join(argv)}", flush=True)
+    done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def report(what, runs):
+    """One progress line per workload: every round's ops/s and CPU per request."""
+    line = ", ".join(
+        f"{s} " + " ".join(f"{r['ops_per_sec'] / 1000:.0f}k/{r['cpu_us_per_req']:.2f}us"
+                           for r in runs[s]) for s in SERVERS)
+    print(f"{what}: ops/s / CPU per request: {line}", flush=True)
+
+
+# --- output -----------------------------------------------------------------------------------
+
+def keyspace_target(section):
+    # The issue's target is for ten million keys; a smaller (--quick) keyspace has none.
+    return 0.6 if section["large_keys"] >= 10_000_000 else None
+
+
+def met(value, target):
+    if target is None or value is None:
+        return "—"
+    return "met" if value <= target else "not met"
+
+
+def fmt_ops(v):
+    return f"{v / 1000:.0f}k"
+
+
+def tables(out):
+    lines = []
+    if out["workloads"]:
+        lines += ["| workload | warden ops/s | Redis ops/s | warden CPU/req | Redis CPU/req "
+                  "| CPU ratio | target | | warden p50 / p99 | Redis p50 / p99 | keys check |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for w in out["workloads"].values():
+            m, ratio, t = w["median"], w["ratio"], w["target_cpu_ratio"]
+            lines.append(
+                f"| {w['label']} | {fmt_ops(m['warden']['ops_per_sec'])} "
+                f"| {fmt_ops(m['redis']['ops_per_sec'])} "
+                f"| {m['warden']['cpu_us_per_req']:.2f} us | {m['redis']['cpu_us_per_req']:.2f} us "
+                f"| {ratio['cpu_us_per_req']:.2f}x | {'≤' + str(t) + 'x' if t else '—'} "
+                f"| {met(ratio['cpu_us_per_req'], t)} "
+                f"| {m['warden']['p50_us'] / 1000:.2f} / {m['warden']['p99_us'] / 1000:.2f} ms "
+                f"| {m['redis']['p50_us'] / 1000:.2f} / {m['redis']['p99_us'] / 1000:.2f} ms "
+                f"| {w['keys_check']} |")
+        lines.append("")
+
+    rows = []
+
+    def row(name, warden, redis, ratio=None, target=None):
+        ratio_text = f"{ratio:.2f}x" if ratio is not None else ""
+        target_text = f"≤{target}x" if target else "—"
+        rows.append(f"| {name} | {warden} | {redis} | {ratio_text} | {target_text} "
+                    f"| {met(ratio, target)} |")
+
+    if "keyspace" in out:
+        k = out["keyspace"]
+        for keys, target in ((k["small_keys"], None), (k["large_keys"], keyspace_target(k))):
+            r = k["runs"][str(keys)]
+            row(f"CPU per GET, P16, {keys:,} keys loaded",
+                f"{r['median']['warden']['cpu_us_per_req']:.2f} us",
+                f"{r['median']['redis']['cpu_us_per_req']:.2f} us",
+                r["ratio"]["cpu_us_per_req"], target)
+        small, large = (k["runs"][str(n)]["median"] for n in (k["small_keys"], k["large_keys"]))
+        growth = {s: large[s]["cpu_us_per_req"] / small[s]["cpu_us_per_req"] for s in SERVERS}
+        row(f"CPU per GET growth, {k['small_keys']:,} → {k['large_keys']:,} keys",
+            f"{growth['warden']:.2f}x", f"{growth['redis']:.2f}x")
+        rss = k["runs"][str(k["large_keys"])]["rss_bytes"]
+        row(f"RSS with {k['large_keys']:,} keys", f"{rss['warden'] / 1e6:.0f} MB",
+            f"{rss['redis'] / 1e6:.0f} MB", rss["warden"] / rss["redis"])
+    if "memory" in out:
+        m = out["memory"]
+        row(f"memory per lock ({m['locks']:,} locks, 36-byte token)",
+            f"{m['warden']['bytes_per_lock']:.1f} B", f"{m['redis']['bytes_per_lock']:.1f} B",
+            m["ratio"], 0.5)
+    if "startup" in out:
+        s = out["startup"]
+        row(f"start to first PONG (median of {s['runs']})", f"{s['warden']['median_ms']:.1f} ms",
+            f"{s['redis']['median_ms']:.1f} ms", s["warden"]["median_ms"] / s["redis"]["median_ms"])
+        idle_mb = s["warden"]["idle_rss_bytes"] / 1e6
+        # The only absolute target: warden's own idle RSS.
+        redis_mb = s["redis"]["idle_rss_bytes"] / 1e6
+        rows.append(f"| idle RSS | {idle_mb:.2f} MB | {redis_mb:.2f} MB | | ≤4 MB (warden) "
+                    f"| {met(idle_mb, 4.0)} |")
+        row(f"{s['parallel']} servers started in parallel on `--port 0`",
+            f"{s['parallel_up']}/{s['parallel']} up, {s['parallel_ports']} ports", "")
+    if "storm" in out:
+        s = out["storm"]
+        row(f"expiry storm: {s['locks']:,} locks `PX {s['ttl_ms']}`, left 1 s after the last "
+            "deadline", f"{s['warden']['left_percent']:.2f}%", f"{s['redis']['left_percent']:.2f}%")
+        row("worst PING latency during that storm", f"{s['warden']['worst_ping_ms']:.1f} ms",
+            f"{s['redis']['worst_ping_ms']:.1f} ms",
+            s["warden"]["worst_ping_ms"] / s["redis"]["worst_ping_ms"])
+    if rows:
+        lines += ["| measurement | warden | Redis | ratio | target | |",
+                  "|---|---|---|---|---|---|"] + rows + [""]
+    return "\n".join(lines)
+
+
+def short_count(n):
+    for unit, size in (("M", 1_000_000), ("k", 1000)):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def chart_bars(out):
+    """(label, CPU or memory ratio, target) for the chart, and the ops/s ratios."""
+    bars, ops = [], []
+    for name, w in out["workloads"].items():
+        bars.append((name, w["ratio"]["cpu_us_per_req"], w["target_cpu_ratio"]))
+        ops.append((name, w["ratio"]["ops_per_sec"]))
+    if "keyspace" in out:
+        k = out["keyspace"]
+        for keys, target in ((k["small_keys"], None), (k["large_keys"], keyspace_target(k))):
+            bars.append((f"get_p16\n{short_count(keys)} keys",
+                         k["runs"][str(keys)]["ratio"]["cpu_us_per_req"], target))
+    if "memory" in out:
+        bars.append(("memory\nper lock", out["memory"]["ratio"], 0.5))
+    if "storm" in out:
+        s = out["storm"]
+        bars.append(("storm\nworst PING",
+                     s["warden"]["worst_ping_ms"] / s["redis"]["worst_ping_ms"], None))
+    if "startup" in out:
+        s = out["startup"]
+        bars.append(("start to\nPONG", s["warden"]["median_ms"] / s["redis"]["median_ms"], None))
+    return bars, ops
+
+
+def draw_chart(out, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    bars, ops = chart_bars(out)
+    if not bars:
+        return False
+    fig, axes = plt.subplots(2 if ops else 1, 1, squeeze=False,
+                             figsize=(max(8, 1.0 * len(bars)), 8 if ops else 4.5))
+    ax = axes[0][0]
+    xs = range(len(bars))
+    ax.bar(xs, [b[1] for b in bars], color="#4c72b0")
+    label = "target"  # one legend entry for all the target marks
+    for x, (_, value, target) in zip(xs, bars):
+        ax.text(x, max(value, target or 0), f"{value:.2f}", ha="center", va="bottom", fontsize=8)
+        if target is not None:
+            ax.hlines(target, x - 0.45, x + 0.45, colors="#c44e52", linewidth=2, label=label)
+            label = None
+    ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+    ax.set_xticks(list(xs), [b[0] for b in bars], fontsize=8)
+    ax.set_ylabel("warden / Redis")
+    ax.set_title("CPU per request, memory and latency: warden / Redis (lower is better)")
+    if any(b[2] for b in bars):
+        ax.legend(loc="upper left")
+    if ops:
+        ax = axes[1][0]
+        xs = range(len(ops))
+        ax.bar(xs, [o[1] for o in ops], color="#55a868")
+        for x, (_, value) in zip(xs, ops):
+            ax.text(x, value, f"{value:.2f}", ha="center", va="bottom", fontsize=8)
+        ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+        ax.set_xticks(list(xs), [o[0] for o in ops], fontsize=8)
+        ax.set_ylabel("warden / Redis")
+        ax.set_title("ops/s: warden / Redis (higher is better)")
+    fig.suptitle(out["date"] + ", " + out["machine"]["cpu"], fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def machine():
+    cpu = platform.processor()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem_kb = int(f.readline().split()[1])
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kb / 2**20, 1),
+            "kernel": platform.release(), "loadavg_at_start": os.getloadavg()[0]}
+
+
+def versions(args):
+    def output(argv):
+        try:
+            return subprocess.run(argv, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return "?"
+    # "Redis server v=7.0.15 sha=... malloc=jemalloc-5.3.0 ..." -> "redis-server 7.0.15"
+    redis = output([args.redis, "--version"]).split()
+    redis_version = next((w[2:] for w in redis if w.startswith("v=")), "?")
+    dirty = output(["git", "-C", BENCH_DIR, "status", "--porcelain", "--untracked-files=no"])
+    return {"warden": output([args.warden, "--version"]),
+            "redis": f"redis-server {redis_version}",
+            "commit": output(["git", "-C", BENCH_DIR, "rev-parse", "--short", "HEAD"]) +
+            (" with local changes" if dirty else "")}
+
+
+def write_markdown(out, path, chart):
+    m = out["machine"]
+    text = [f"# Side-by-side results, {out['date']}", "",
+            f"Command: `{out['command']}`", "",
+            f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Linux "
+            f"{m['kernel']}; load average {m['loadavg_at_start']:.2f} at the start, "
+            f"{m['loadavg_at_end']:.2f} at the end. "
+            f"Servers on core {SERVER_CORE}, load generators on core {CLIENT_CORE}.", "",
+            f"{out['versions']['warden']} (commit {out['versions']['commit']}); "
+            f"{out['versions']['redis']}", "",
+            f"Medians of {out['rounds']} round(s), servers alternating. Requests per run: "
+            f"{out['requests_p16']:,} at P16, {out['requests_p1']:,} at P1, 50 connections; "
+            f"lockcycle {out['lockcycle_seconds']} s. CPU per request is the server's "
+            "schedstat time over the run's requests; ratios are warden / Redis.", ""]
+    if out["note"]:
+        text += [out["note"], ""]
+    text.append(tables(out))
+    if chart:
+        text += ["![warden / Redis ratios](ratios.png)", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(text))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("warden")
+    ap.add_argument("--redis", default="redis-server")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--quick", action="store_true",
+                    help="1 round, fewer requests, smaller keyspaces: checks it all works")
+    ap.add_argument("--only", default="throughput,keyspace,memory,storm,startup",
+                    help="comma-separated sections")
+    ap.add_argument("--keys", type=int, help="keyspace size of the keyspace-growth run")
+    ap.add_argument("--lockcycle", help="lockcycle binary (default: beside warden, else cc)")
+    ap.add_argument("--out", default=os.path.join(BENCH_DIR, "results"))
+    ap.add_argument("--note", default="", help="a line for latest.md, e.g. what else ran")
+    args = ap.parse_args()
+    # A plain SIGTERM would skip the finally blocks that stop the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    args.warden = os.path.abspath(args.warden)
+    quick = args.quick
+    args.rounds = args.rounds or (1 if quick else 3)
+    args.requests_p16 = 100_000 if quick else 500_000
+    # At P1 a loaded machine can fall to ~20k ops/s: 200k requests still end before the first
+    # SET's 30 s lease runs out, so no key expires during the run or before the DBSIZE check.
+    args.requests_p1 = 30_000 if quick else 200_000
+    args.lockcycle_seconds = 2 if quick else 10
+    args.keys = args.keys or (1_000_000 if quick else 10_000_000)
+    sections = args.only.split(",")
+    unknown = set(sections) - {"throughput", "keyspace", "memory", "storm", "startup"}
+    if unknown:
+        ap.error(f"unknown sections: {', '.join(sorted(unknown))}")
+    for tool in ("taskset", "redis-benchmark", args.redis):
+        if shutil.which(tool) is None:
+            ap.error(f"{tool} not found")
+
+    started = time.monotonic()
+    out = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+           "command": shlex.join([sys.executable] + sys.argv),
+           "machine": machine(), "versions": versions(args), "rounds": args.rounds,
+           "requests_p16": args.requests_p16, "requests_p1": args.requests_p1,
+           "lockcycle_seconds": args.lockcycle_seconds, "note": args.note, "workloads": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        if "throughput" in sections:
+            throughput_section(args, find_lockcycle(args, tmp), out)
+    if "keyspace" in sections:
+        keyspace_section(args, out)
+    if "memory" in sections:
+        out["memory"] = script_section(args, "memory_per_lock.py",
+                                       ["--locks", str(200_000 if quick else 1_000_000)])
+    if "storm" in sections:
+        out["storm"] = script_section(args, "expiry_storm.py",
+                                      ["--locks", str(200_000 if quick else 1_000_000)])
+    if "startup" in sections:
+        out["startup"] = script_section(args, "start_time.py",
+                                        ["--runs", "10" if quick else "40",
+                                         "--parallel", "50" if quick else "200"])
+    out["elapsed_s"] = round(time.monotonic() - started)
+    out["machine"]["loadavg_at_end"] = os.getloadavg()[0]
+
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "latest.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    chart = draw_chart(out, os.path.join(args.out, "ratios.png"))
+    write_markdown(out, os.path.join(args.out, "latest.md"), chart)
+    print()
+    print(tables(out))
+    print(f"took {out['elapsed_s']} s; wrote {args.out}/latest.md and latest.json; " +
+          ("chart ratios.png" if chart else "chart skipped (python3-matplotlib not installed)"))
+
+
+if __name__ == "__main__":
+    main()
