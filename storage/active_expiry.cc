@@ -19,7 +19,11 @@ bool ActiveExpiry::RunOnce(std::int64_t now_ms, std::int64_t budget_us) {
       const std::int64_t avg = s.ttl_sum_ms / alive;
       average_ttl_ms_ = average_ttl_ms_ == 0 ? avg : (average_ttl_ms_ / 50) * 49 + avg / 50;
     }
-    if (s.sampled == 0 || s.expired * 100 <= s.sampled * options_.acceptable_stale_percent) {
+    // Nothing with a deadline in the stretch swept: go on only while this slice has been
+    // finding expired keys, and only until the sweep has covered the table.
+    if (s.sampled == 0) {
+      if (expired_total == 0 || s.wrapped) break;
+    } else if (s.expired * 100 <= s.sampled * options_.acceptable_stale_percent) {
       break;
     }
     // Reading the clock costs more than a few samples: check it every 16 loops, as Redis does.

@@ -1,7 +1,5 @@
 #include "storage/keyspace.h"
 
-#include <malloc.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -83,28 +81,26 @@ std::uint64_t Keyspace::Hash(std::string_view key) const {
   return HashBytes(key.data(), key.size(), seed_);
 }
 
-Entry* Keyspace::Allocate(std::size_t key_len, std::size_t value_len) {
-  void* block = std::malloc(sizeof(Entry) + key_len + value_len);
-  if (block == nullptr) throw std::bad_alloc();
-  memory_bytes_ += malloc_usable_size(block);
+Entry* Keyspace::Allocate(std::size_t bytes) {
+  void* block = pool_.Allocate(bytes);
+  // Links keep a tag in the top bits: an address that uses them cannot be linked.
+  if ((reinterpret_cast<Link>(block) & ~kAddressMask) != 0) std::abort();
   return static_cast<Entry*>(block);
 }
 
-void Keyspace::Free(Entry* entry) {
-  memory_bytes_ -= malloc_usable_size(entry);
-  std::free(entry);
-}
+void Keyspace::Free(Entry* entry) { pool_.Free(entry, entry->block_size()); }
 
-Entry** Keyspace::FindLink(std::string_view key, std::uint32_t hash) {
+Keyspace::Link* Keyspace::FindLink(std::string_view key, std::uint64_t hash) {
+  const Link tag = TagOf(hash);
   for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
     Table& table = tables_[t];
     if (table.size == 0) continue;
     const std::size_t index = hash & (table.size - 1);
     if (t == 0 && static_cast<std::int64_t>(index) < rehash_index_) continue;
-    for (Entry** link = &table.buckets[index]; *link != nullptr; link = &(*link)->next_) {
-      const Entry* e = *link;
-      if (e->hash_ == hash && e->key_len_ == key.size() &&
-          std::memcmp(e->data(), key.data(), key.size()) == 0) {
+    for (Link* link = &table.buckets[index]; *link != 0; link = &EntryOf(*link)->next_) {
+      if ((*link & ~kAddressMask) != tag) continue;
+      const Entry* e = EntryOf(*link);
+      if (e->key_len_ == key.size() && std::memcmp(e->data(), key.data(), key.size()) == 0) {
         return link;
       }
     }
@@ -112,14 +108,15 @@ Entry** Keyspace::FindLink(std::string_view key, std::uint32_t hash) {
   return nullptr;
 }
 
-Entry** Keyspace::LinkOf(Entry* entry, int* table_index) {
+Keyspace::Link* Keyspace::LinkOf(Entry* entry, int* table_index) {
+  const std::uint64_t hash = Hash(entry->key());
   for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
     Table& table = tables_[t];
     if (table.size == 0) continue;
-    const std::size_t index = entry->hash_ & (table.size - 1);
+    const std::size_t index = hash & (table.size - 1);
     if (t == 0 && static_cast<std::int64_t>(index) < rehash_index_) continue;
-    for (Entry** link = &table.buckets[index]; *link != nullptr; link = &(*link)->next_) {
-      if (*link == entry) {
+    for (Link* link = &table.buckets[index]; *link != 0; link = &EntryOf(*link)->next_) {
+      if (EntryOf(*link) == entry) {
         if (table_index != nullptr) *table_index = t;
         return link;
       }
@@ -131,9 +128,9 @@ Entry** Keyspace::LinkOf(Entry* entry, int* table_index) {
 Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms) {
   StepIfRehashing();
   if (size() == 0) return nullptr;
-  Entry** link = FindLink(key, static_cast<std::uint32_t>(Hash(key)));
+  Link* link = FindLink(key, Hash(key));
   if (link == nullptr) return nullptr;
-  Entry* e = *link;
+  Entry* e = EntryOf(*link);
   if (e->ExpiredAt(now_ms)) {
     ExpireEntry(e);
     return nullptr;
@@ -143,84 +140,71 @@ Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms) {
 
 const Entry* Keyspace::Peek(std::string_view key) const {
   if (size() == 0) return nullptr;
-  Entry** link = const_cast<Keyspace*>(this)->FindLink(key, static_cast<std::uint32_t>(Hash(key)));
-  return link == nullptr ? nullptr : *link;
+  Link* link = const_cast<Keyspace*>(this)->FindLink(key, Hash(key));
+  return link == nullptr ? nullptr : EntryOf(*link);
 }
 
-void Keyspace::Insert(Entry* entry) {
+void Keyspace::Insert(Entry* entry, std::uint64_t hash) {
   MaybeGrow();
   // While resizing, new keys go to the new table so the old one only drains.
   Table& table = rehash_index_ >= 0 ? tables_[1] : tables_[0];
-  const std::size_t index = entry->hash_ & (table.size - 1);
+  const std::size_t index = hash & (table.size - 1);
   entry->next_ = table.buckets[index];
-  table.buckets[index] = entry;
+  table.buckets[index] = reinterpret_cast<Link>(entry) | TagOf(hash);
   ++table.used;
 }
 
 Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_t deadline_ms,
                        Entry* existing) {
+  const std::size_t needed = sizeof(Entry) + key.size() + value.size();
   if (existing != nullptr) {
-    const std::size_t needed = sizeof(Entry) + key.size() + value.size();
-    if (malloc_usable_size(existing) >= needed) {
+    const std::size_t old_bytes = existing->block_size();
+    if (EntryPool::Fits(existing, old_bytes, needed)) {
       std::memcpy(existing->data() + existing->key_len_, value.data(), value.size());
       existing->value_len_ = static_cast<std::uint32_t>(value.size());
       SetDeadline(existing, deadline_ms);
       return existing;
     }
-    Entry* e = Allocate(key.size(), value.size());
+    Entry* e = Allocate(needed);
     std::memcpy(e, existing, sizeof(Entry));
     std::memcpy(e->data(), key.data(), key.size());
     std::memcpy(e->data() + key.size(), value.data(), value.size());
     e->value_len_ = static_cast<std::uint32_t>(value.size());
-    *LinkOf(existing, nullptr) = e;
-    if (e->has_deadline()) volatile_[e->volatile_index_] = e;
-    Free(existing);
+    Link* link = LinkOf(existing, nullptr);
+    *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
+    pool_.Free(existing, old_bytes);
     SetDeadline(e, deadline_ms);
     return e;
   }
   StepIfRehashing();
-  Entry* e = Allocate(key.size(), value.size());
-  e->next_ = nullptr;
+  Entry* e = Allocate(needed);
+  e->next_ = 0;
   e->deadline_ms_ = kNoDeadline;
-  e->hash_ = static_cast<std::uint32_t>(Hash(key));
   e->key_len_ = static_cast<std::uint32_t>(key.size());
   e->value_len_ = static_cast<std::uint32_t>(value.size());
-  e->volatile_index_ = 0;
   std::memcpy(e->data(), key.data(), key.size());
   std::memcpy(e->data() + key.size(), value.data(), value.size());
-  Insert(e);
+  Insert(e, Hash(key));
   SetDeadline(e, deadline_ms);
   return e;
-}
-
-void Keyspace::AddVolatile(Entry* entry) {
-  entry->volatile_index_ = static_cast<std::uint32_t>(volatile_.size());
-  volatile_.push_back(entry);
-}
-
-void Keyspace::RemoveVolatile(Entry* entry) {
-  Entry* last = volatile_.back();
-  volatile_[entry->volatile_index_] = last;
-  last->volatile_index_ = entry->volatile_index_;
-  volatile_.pop_back();
 }
 
 void Keyspace::SetDeadline(Entry* entry, std::int64_t deadline_ms) {
   const bool had = entry->has_deadline();
   entry->deadline_ms_ = deadline_ms;
   if (!had && deadline_ms != kNoDeadline) {
-    AddVolatile(entry);
+    ++volatile_count_;
   } else if (had && deadline_ms == kNoDeadline) {
-    RemoveVolatile(entry);
+    --volatile_count_;
   }
 }
 
 void Keyspace::Unlink(Entry* entry) {
   int table_index = 0;
-  Entry** link = LinkOf(entry, &table_index);
+  Link* link = LinkOf(entry, &table_index);
   *link = entry->next_;
   --tables_[table_index].used;
-  if (entry->has_deadline()) RemoveVolatile(entry);
+  if (entry->has_deadline()) --volatile_count_;
 }
 
 void Keyspace::Erase(Entry* entry) {
@@ -244,30 +228,25 @@ bool Keyspace::Erase(std::string_view key, std::int64_t now_ms) {
 void Keyspace::Clear() {
   for (Table& table : tables_) {
     for (std::size_t i = 0; i < table.size; ++i) {
-      Entry* e = table.buckets[i];
-      while (e != nullptr) {
-        Entry* next = e->next_;
+      Link link = table.buckets[i];
+      while (link != 0) {
+        Entry* e = EntryOf(link);
+        link = e->next_;
         Free(e);
-        e = next;
       }
-      table.buckets[i] = nullptr;
     }
-    table.used = 0;
-  }
-  for (Table& table : tables_) {
-    if (table.buckets != nullptr) memory_bytes_ -= malloc_usable_size(table.buckets);
     std::free(table.buckets);
     table = Table{};
   }
+  bucket_bytes_ = 0;
   rehash_index_ = -1;
-  volatile_.clear();
-  volatile_.shrink_to_fit();
+  volatile_count_ = 0;
 }
 
 void Keyspace::StartResize(std::size_t size) {
-  auto** buckets = static_cast<Entry**>(std::calloc(size, sizeof(Entry*)));
+  auto* buckets = static_cast<Link*>(std::calloc(size, sizeof(Link)));
   if (buckets == nullptr) throw std::bad_alloc();
-  memory_bytes_ += malloc_usable_size(buckets);
+  bucket_bytes_ += size * sizeof(Link);
   if (tables_[0].buckets == nullptr) {
     tables_[0] = Table{buckets, size, 0};
     return;
@@ -296,7 +275,7 @@ void Keyspace::MaybeShrink() {
 
 void Keyspace::FinishRehashIfDone() {
   if (tables_[0].used != 0) return;
-  memory_bytes_ -= malloc_usable_size(tables_[0].buckets);
+  bucket_bytes_ -= tables_[0].size * sizeof(Link);
   std::free(tables_[0].buckets);
   tables_[0] = tables_[1];
   tables_[1] = Table{};
@@ -309,21 +288,23 @@ bool Keyspace::RehashSteps(int buckets) {
   Table& from = tables_[0];
   Table& to = tables_[1];
   while (buckets-- > 0 && from.used != 0) {
-    while (from.buckets[rehash_index_] == nullptr) {
+    while (from.buckets[rehash_index_] == 0) {
       ++rehash_index_;
       if (--empty_visits == 0) return true;
     }
-    Entry* e = from.buckets[rehash_index_];
-    while (e != nullptr) {
-      Entry* next = e->next_;
-      const std::size_t index = e->hash_ & (to.size - 1);
+    Link link = from.buckets[rehash_index_];
+    while (link != 0) {
+      Entry* e = EntryOf(link);
+      const Link next = e->next_;
+      // The tag keeps only the hash's top bits: the index comes from hashing the key again.
+      const std::size_t index = Hash(e->key()) & (to.size - 1);
       e->next_ = to.buckets[index];
-      to.buckets[index] = e;
+      to.buckets[index] = link;
       --from.used;
       ++to.used;
-      e = next;
+      link = next;
     }
-    from.buckets[rehash_index_] = nullptr;
+    from.buckets[rehash_index_] = 0;
     ++rehash_index_;
   }
   FinishRehashIfDone();
@@ -338,7 +319,7 @@ bool Keyspace::RehashSteps(int buckets) {
 // large table.
 std::uint64_t Keyspace::ScanStep(std::uint64_t v, std::vector<Entry*>& out) const {
   auto emit = [&out](const Table& t, std::uint64_t index) {
-    for (Entry* e = t.buckets[index]; e != nullptr; e = e->next_) out.push_back(e);
+    for (Link l = t.buckets[index]; l != 0; l = EntryOf(l)->next_) out.push_back(EntryOf(l));
   };
   if (rehash_index_ < 0) {
     const Table& t = tables_[0];
@@ -374,25 +355,27 @@ std::uint64_t Keyspace::Scan(std::uint64_t cursor, std::size_t count, std::vecto
   return cursor;
 }
 
+Keyspace::Link* Keyspace::RandomBucket() {
+  const std::size_t i = random_.Below(tables_[0].size + tables_[1].size);
+  if (i < tables_[0].size) {
+    return static_cast<std::int64_t>(i) < rehash_index_ ? nullptr : &tables_[0].buckets[i];
+  }
+  return &tables_[1].buckets[i - tables_[0].size];
+}
+
 Entry* Keyspace::RandomEntry(std::int64_t now_ms) {
   while (size() > 0) {
     StepIfRehashing();
     // Pick a random non-empty bucket, then a random entry of its chain.
-    Entry* head = nullptr;
-    while (head == nullptr) {
-      const std::size_t total = tables_[0].size + tables_[1].size;
-      const std::size_t i = random_.Below(total);
-      if (i < tables_[0].size) {
-        if (static_cast<std::int64_t>(i) < rehash_index_) continue;
-        head = tables_[0].buckets[i];
-      } else {
-        head = tables_[1].buckets[i - tables_[0].size];
-      }
+    Link head = 0;
+    while (head == 0) {
+      const Link* bucket = RandomBucket();
+      if (bucket != nullptr) head = *bucket;
     }
     std::size_t length = 0;
-    for (Entry* e = head; e != nullptr; e = e->next_) ++length;
-    Entry* e = head;
-    for (std::size_t k = random_.Below(length); k > 0; --k) e = e->next_;
+    for (Link l = head; l != 0; l = EntryOf(l)->next_) ++length;
+    Entry* e = EntryOf(head);
+    for (std::size_t k = random_.Below(length); k > 0; --k) e = EntryOf(e->next_);
     if (!e->ExpiredAt(now_ms)) return e;
     ExpireEntry(e);
   }
@@ -401,15 +384,25 @@ Entry* Keyspace::RandomEntry(std::int64_t now_ms) {
 
 ExpireSample Keyspace::SampleExpired(std::int64_t now_ms, int samples) {
   ExpireSample result;
-  for (int i = 0; i < samples && !volatile_.empty(); ++i) {
-    Entry* e = volatile_[random_.Below(volatile_.size())];
-    ++result.sampled;
-    if (e->ExpiredAt(now_ms)) {
-      ++result.expired;
-      ExpireEntry(e);
-    } else {
-      // Saturates: a key set with PXAT near INT64_MAX must not overflow the sum.
-      if (__builtin_add_overflow(result.ttl_sum_ms, e->deadline_ms_ - now_ms, &result.ttl_sum_ms)) {
+  StepIfRehashing();
+  // As Redis's activeExpireCycle walks its expires table: a scan cursor kept between calls, so
+  // every key is looked at within one sweep of the table, and a resize cannot make the sweep
+  // miss one. A stretch of buckets with no key that has a deadline ends the call early.
+  for (int steps = samples * 20; steps > 0 && result.sampled < samples && volatile_count_ > 0;
+       --steps) {
+    sweep_.clear();
+    expire_cursor_ = ScanStep(expire_cursor_, sweep_);
+    if (expire_cursor_ == 0) result.wrapped = true;
+    // Erasing one entry leaves the others where they are: the collected pointers stay valid.
+    for (Entry* e : sweep_) {
+      if (!e->has_deadline()) continue;
+      ++result.sampled;
+      if (e->ExpiredAt(now_ms)) {
+        ++result.expired;
+        ExpireEntry(e);
+      } else if (__builtin_add_overflow(result.ttl_sum_ms, e->deadline_ms_ - now_ms,
+                                        &result.ttl_sum_ms)) {
+        // Saturates: a key set with PXAT near INT64_MAX must not overflow the sum.
         result.ttl_sum_ms = INT64_MAX;
       }
     }
@@ -419,13 +412,18 @@ ExpireSample Keyspace::SampleExpired(std::int64_t now_ms, int samples) {
 
 std::size_t Keyspace::ExpireDue(std::int64_t now_ms) {
   std::size_t expired = 0;
-  // Erasing swaps the last volatile key into the slot: walk backwards so every key is seen once.
-  for (std::size_t i = volatile_.size(); i-- > 0;) {
-    if (i >= volatile_.size()) continue;
-    Entry* e = volatile_[i];
-    if (e->deadline_ms_ <= now_ms) {
-      ExpireEntry(e);
-      ++expired;
+  for (int t = 0; t < 2; ++t) {
+    // A shrink started by an erase below allocates tables_[1] but moves nothing into it, so
+    // this walk still sees every entry once.
+    for (std::size_t i = 0; i < tables_[t].size; ++i) {
+      for (Link l = tables_[t].buckets[i]; l != 0;) {
+        Entry* e = EntryOf(l);
+        l = e->next_;
+        if (e->has_deadline() && e->deadline_ms_ <= now_ms) {
+          ExpireEntry(e);
+          ++expired;
+        }
+      }
     }
   }
   return expired;

@@ -1,13 +1,18 @@
 // The keyspace: binary-safe string keys and values, each with an optional absolute deadline.
 //
-// Layout: each key is one heap block (Entry): a 32-byte header followed by the key bytes and the
-// value bytes. Entries are chained in a power-of-two bucket array that resizes incrementally
-// (two tables while a rehash is in progress, a few buckets moved per operation), so a resize of
-// ten million keys never stalls the loop and SCAN keeps its guarantee across it. Keys that carry a
-// deadline are also listed in a dense array, so active expiry samples them uniformly in O(1).
+// Layout: each key is one block (Entry) from the keyspace's EntryPool: a 24-byte header followed
+// by the key bytes and the value bytes. Entries are chained in a power-of-two bucket array that
+// resizes incrementally (two tables while a rehash is in progress, a few buckets moved per
+// operation), so a resize of ten million keys never stalls the loop and SCAN keeps its guarantee
+// across it. Every chain link (bucket or next pointer) carries 16 bits of the hash of the key it
+// points to in its unused top bits, so a lookup compares those before it touches an entry: a miss
+// seldom reads one, a hit reads the one it wants.
 //
 // Expiry: a key is expired when now_ms > deadline_ms. Find() and every operation that takes
 // now_ms treat an expired key as absent and remove it (lazy expiry); Peek() and size() do not.
+// Active expiry sweeps the table with a cursor, as Redis sweeps its expires table; there is no
+// separate index of keys with a deadline (a lock server has few keys without one). In a keyspace
+// where such keys are rare, a call finds fewer of them and lazy expiry does more of the work.
 //
 // Lifetime: an Entry* stays valid until that key is stored, erased or cleared. Views from
 // Entry::key() and value() live as long as the Entry.
@@ -18,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/entry_pool.h"
 #include "storage/random.h"
 
 namespace warden::storage {
@@ -39,14 +45,14 @@ class Entry {
   const char* data() const { return reinterpret_cast<const char*>(this + 1); }
   char* data() { return reinterpret_cast<char*>(this + 1); }
 
-  Entry* next_;
+  std::size_t block_size() const { return sizeof(Entry) + key_len_ + value_len_; }
+
+  std::uintptr_t next_;  // the next entry of the chain, tagged (see Keyspace::Link)
   std::int64_t deadline_ms_;
-  std::uint32_t hash_;  // low bits of the key's hash: bucket index without rehashing the key
   std::uint32_t key_len_;
   std::uint32_t value_len_;
-  std::uint32_t volatile_index_;  // position in volatile_ while it has a deadline
 };
-static_assert(sizeof(Entry) == 32);
+static_assert(sizeof(Entry) == 24);
 
 enum class TtlKind { kMissing, kPersistent, kExpiring };
 
@@ -54,6 +60,7 @@ struct ExpireSample {
   int sampled = 0;
   int expired = 0;
   std::int64_t ttl_sum_ms = 0;  // over the sampled keys that were still alive
+  bool wrapped = false;         // the sweep reached the end of the table and starts over
 };
 
 struct KeyspaceStats {
@@ -74,7 +81,7 @@ class Keyspace {
   // Keys held, counting expired keys not yet removed (Redis's DBSIZE).
   std::size_t size() const { return tables_[0].used + tables_[1].used; }
   // Keys held that carry a deadline.
-  std::size_t volatile_size() const { return volatile_.size(); }
+  std::size_t volatile_size() const { return volatile_count_; }
 
   // The live entry for `key`, or nullptr. Removes the key if it has expired.
   Entry* Find(std::string_view key, std::int64_t now_ms);
@@ -105,13 +112,14 @@ class Keyspace {
   void ForEach(Fn&& fn) const {
     for (const Table& t : tables_) {
       for (std::size_t i = 0; i < t.size; ++i) {
-        for (const Entry* e = t.buckets[i]; e != nullptr; e = e->next_) fn(*e);
+        for (Link l = t.buckets[i]; l != 0; l = EntryOf(l)->next_) fn(*EntryOf(l));
       }
     }
   }
 
-  // Active expiry: draws up to `samples` keys with a deadline (uniformly, with replacement) and
-  // removes the expired ones.
+  // Active expiry: goes on sweeping the table from where the last call stopped until `samples`
+  // keys with a deadline were seen (or a bounded number of buckets passed) and removes the
+  // expired ones.
   ExpireSample SampleExpired(std::int64_t now_ms, int samples);
 
   // Removes every key whose deadline is at or before `now_ms` (a clock moved forward by a test:
@@ -123,26 +131,35 @@ class Keyspace {
   bool rehashing() const { return rehash_index_ >= 0; }
 
   const KeyspaceStats& stats() const { return stats_; }
-  // Bytes held by entries and bucket arrays, as the allocator reports them.
-  std::size_t memory_bytes() const { return memory_bytes_; }
+  // Bytes held by entries (as their size classes count them) and bucket arrays.
+  std::size_t memory_bytes() const { return pool_.bytes_in_use() + bucket_bytes_; }
 
  private:
+  // An Entry* with the top 16 bits of its key's hash in the high bits, which user-space addresses
+  // on x86-64 and AArch64 leave zero; 0 ends a chain.
+  using Link = std::uintptr_t;
+  static constexpr int kTagShift = 48;
+  static constexpr Link kAddressMask = (Link{1} << kTagShift) - 1;
+  static Entry* EntryOf(Link link) { return reinterpret_cast<Entry*>(link & kAddressMask); }
+  static Link TagOf(std::uint64_t hash) { return hash & ~kAddressMask; }
+
   struct Table {
-    Entry** buckets = nullptr;
+    Link* buckets = nullptr;
     std::size_t size = 0;  // power of two, or 0
     std::size_t used = 0;
   };
 
   std::uint64_t Hash(std::string_view key) const;
-  Entry** FindLink(std::string_view key, std::uint32_t hash);
-  Entry** LinkOf(Entry* entry, int* table_index);
+  Link* FindLink(std::string_view key, std::uint64_t hash);
+  Link* LinkOf(Entry* entry, int* table_index);
+  // A random bucket among those in use (not yet moved out of tables_[0], or tables_[1]), or
+  // nullptr when the draw fell on one already moved.
+  Link* RandomBucket();
   void Unlink(Entry* entry);
-  void Insert(Entry* entry);
+  void Insert(Entry* entry, std::uint64_t hash);
   void ExpireEntry(Entry* entry);
-  void AddVolatile(Entry* entry);
-  void RemoveVolatile(Entry* entry);
   void Free(Entry* entry);
-  Entry* Allocate(std::size_t key_len, std::size_t value_len);
+  Entry* Allocate(std::size_t bytes);
   void MaybeGrow();
   void MaybeShrink();
   void StartResize(std::size_t size);
@@ -154,11 +171,14 @@ class Keyspace {
 
   Random& random_;
   std::uint64_t seed_;
+  EntryPool pool_;
   Table tables_[2];
   std::int64_t rehash_index_ = -1;  // next bucket of tables_[0] to move, -1 when not resizing
-  std::vector<Entry*> volatile_;
+  std::size_t volatile_count_ = 0;
+  std::uint64_t expire_cursor_ = 0;  // where active expiry's sweep goes on
+  std::vector<Entry*> sweep_;        // one sweep step's entries, reused
   KeyspaceStats stats_;
-  std::size_t memory_bytes_ = 0;
+  std::size_t bucket_bytes_ = 0;
 };
 
 }  // namespace warden::storage

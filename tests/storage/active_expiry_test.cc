@@ -117,9 +117,11 @@ TEST_F(ActiveExpiryTest, StopsOnBudgetWhileStaleShareStaysHigh) {
 
   EXPECT_TRUE(expiry_.RunOnce(now(), kTinyBudgetUs));
 
-  // The budget is checked every 16 loops of 20 samples, and every sample was an expired key.
-  EXPECT_EQ(keyspace_.stats().expired_keys, 16u * 20u);
-  EXPECT_EQ(keyspace_.size(), 1000u - 16u * 20u);
+  // The budget is checked every 16 loops, each of at least 20 samples (whole buckets, so a few
+  // more), and every sample was an expired key.
+  EXPECT_GE(keyspace_.stats().expired_keys, 16u * 20u);
+  EXPECT_LE(keyspace_.stats().expired_keys, 16u * 30u);
+  EXPECT_EQ(keyspace_.size(), 1000u - keyspace_.stats().expired_keys);
   EXPECT_EQ(expiry_.slices_out_of_budget(), 1u);
 }
 
@@ -128,9 +130,11 @@ TEST_F(ActiveExpiryTest, NextSliceContinuesWhereBudgetStopped) {
   clock_.AdvanceMs(11);
   ASSERT_TRUE(expiry_.RunOnce(now(), kTinyBudgetUs));
 
+  const std::size_t after_first = keyspace_.size();
+
   EXPECT_TRUE(expiry_.RunOnce(now(), kTinyBudgetUs));
 
-  EXPECT_EQ(keyspace_.size(), 1000u - 2u * 16u * 20u);
+  EXPECT_LE(keyspace_.size(), after_first - 16u * 20u);
   EXPECT_EQ(expiry_.slices(), 2u);
 }
 
@@ -159,7 +163,8 @@ TEST_F(ActiveExpiryTest, KeysPerLoopOptionSetsSampleSize) {
 
   EXPECT_TRUE(expiry.RunOnce(now(), kTinyBudgetUs));
 
-  EXPECT_EQ(keyspace_.stats().expired_keys, 16u * 5u);
+  EXPECT_GE(keyspace_.stats().expired_keys, 16u * 5u);
+  EXPECT_LT(keyspace_.stats().expired_keys, 16u * 20u);
 }
 
 TEST_F(ActiveExpiryTest, UsesTheGivenNowNotTheClock) {

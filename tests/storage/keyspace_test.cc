@@ -213,6 +213,69 @@ TEST_F(KeyspaceTest, PersistInTheMiddleKeepsOthersSampled) {
   EXPECT_NE(keyspace_.Find("a", now()), nullptr);
 }
 
+TEST_F(KeyspaceTest, ValueMovingBetweenSlabAndMallocSizesKeepsKeyAndValue) {
+  // 24-byte header + 1-byte key: values up to 231 bytes live in slabs, larger ones in malloc.
+  for (const std::size_t size : {10u, 231u, 232u, 5000u, 300u, 232u, 231u, 10u, 0u, 100000u, 7u}) {
+    const std::string value(size, static_cast<char>('a' + size % 26));
+    Put("k", value, now() + 1000);
+    const Entry* e = keyspace_.Find("k", now());
+    ASSERT_NE(e, nullptr) << size;
+    EXPECT_EQ(e->key(), "k");
+    EXPECT_EQ(e->value(), value) << size;
+    EXPECT_EQ(e->deadline_ms(), now() + 1000);
+  }
+  EXPECT_EQ(keyspace_.size(), 1u);
+  EXPECT_EQ(keyspace_.volatile_size(), 1u);
+}
+
+TEST_F(KeyspaceTest, HundredThousandKeysAreFoundAndMissesAreMissed) {
+  for (int i = 0; i < 100000; ++i) Put("lock:" + std::to_string(i), std::to_string(i));
+
+  for (int i = 0; i < 100000; ++i) {
+    const Entry* e = keyspace_.Find("lock:" + std::to_string(i), now());
+    ASSERT_NE(e, nullptr) << i;
+    ASSERT_EQ(e->value(), std::to_string(i));
+  }
+  for (int i = 100000; i < 200000; ++i) {
+    ASSERT_EQ(keyspace_.Find("lock:" + std::to_string(i), now()), nullptr) << i;
+  }
+  // Erase every other key, through a shrink, and look again.
+  for (int i = 0; i < 100000; i += 2)
+    ASSERT_TRUE(keyspace_.Erase("lock:" + std::to_string(i), now()));
+  for (int i = 0; i < 100000; ++i) {
+    EXPECT_EQ(keyspace_.Find("lock:" + std::to_string(i), now()) != nullptr, i % 2 == 1) << i;
+  }
+  EXPECT_EQ(keyspace_.size(), 50000u);
+}
+
+TEST_F(KeyspaceTest, ExpirySweepFindsEveryExpiredKeyAcrossResizes) {
+  for (int i = 0; i < 5000; ++i) Put("k" + std::to_string(i), "v", now() + 10);
+  for (int i = 0; i < 5000; ++i) Put("p" + std::to_string(i), "v");
+  clock_.AdvanceMs(11);
+
+  // Sweeping on while keys are added (so the table grows under the cursor) still reaches them
+  // all; as they go, the table shrinks again.
+  int added = 0;
+  for (int call = 0; call < 100000 && keyspace_.volatile_size() > 0; ++call) {
+    keyspace_.SampleExpired(now(), 20);
+    for (int k = 0; k < 20; ++k) Put("n" + std::to_string(added++), "v");
+  }
+
+  EXPECT_EQ(keyspace_.volatile_size(), 0u);
+  EXPECT_EQ(keyspace_.stats().expired_keys, 5000u);
+  EXPECT_EQ(keyspace_.size(), 5000u + static_cast<std::size_t>(added));
+}
+
+TEST_F(KeyspaceTest, SweepReportsWrappingAroundTheTable) {
+  Put("a", "v", now() + 100000);
+  bool wrapped = false;
+  for (int call = 0; call < 100 && !wrapped; ++call)
+    wrapped = keyspace_.SampleExpired(now(), 20).wrapped;
+
+  EXPECT_TRUE(wrapped);
+  EXPECT_EQ(keyspace_.size(), 1u);
+}
+
 TEST_F(KeyspaceTest, ShorterValueIsReplacedInPlace) {
   Entry* before = Put("k", std::string(100, 'x'), now() + 100);
 
