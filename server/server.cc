@@ -32,6 +32,8 @@ void OnShutdownSignal(int signum) {
 constexpr std::int64_t kExpirySliceUs = 1000;
 // Buckets moved per cron tick while a resize is in progress, on top of those moved per command.
 constexpr int kCronRehashBuckets = 1000;
+// Empty 64 KiB slabs unmapped per cron tick: at hz 10, 40 MB a second.
+constexpr int kCronTrimSlabs = 64;
 
 void CloseAndFree(uv_handle_t* handle) {
   uv_close(handle, [](uv_handle_t* h) { std::free(h); });
@@ -401,6 +403,7 @@ void Server::OnCron(uv_timer_t* timer) {
   auto* self = static_cast<Server*>(timer->data);
   self->RunExpirySlice();
   self->state_.keyspace.RehashSteps(kCronRehashBuckets);
+  self->state_.keyspace.TrimMemory(kCronTrimSlabs);
   self->ClientsCron();
 }
 

@@ -13,8 +13,8 @@ namespace warden::storage {
 // Sits at the start of its slab; blocks follow from kFirstBlock on. Slabs are aligned to their
 // size, so a block's slab is its address rounded down.
 struct EntryPool::Slab {
-  Slab* prev;  // in its class's partial list
-  Slab* next;
+  Slab* prev;      // in its class's partial list
+  Slab* next;      // in its class's partial list, or in the empty list
   Slab* all_prev;  // in the list of every slab, for the destructor
   Slab* all_next;
   char* free_list;  // freed blocks, each holding the next one's address
@@ -31,14 +31,7 @@ constexpr std::size_t kFirstBlock = 64;
 }  // namespace
 
 EntryPool::~EntryPool() {
-  for (SizeClass& c : classes_) {
-    while (c.partial != nullptr) {
-      Slab* s = c.partial;
-      Unlink(c, s);
-      Release(s);
-    }
-  }
-  // Slabs still full hold entries the owner never freed; they go back regardless.
+  // Every slab is on the list of all of them, whatever state it is in.
   while (all_ != nullptr) Release(all_);
 }
 
@@ -47,31 +40,34 @@ EntryPool::Slab* EntryPool::SlabOf(const void* block) {
 }
 
 EntryPool::Slab* EntryPool::NewSlab(std::size_t class_index) {
-  // Twice the size, then trimmed to an aligned slab.
-  void* raw =
-      mmap(nullptr, 2 * kSlabBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (start + kSlabBytes - 1) & ~(kSlabBytes - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  const std::uintptr_t end = start + 2 * kSlabBytes;
-  if (end > aligned + kSlabBytes) {
-    munmap(reinterpret_cast<void*>(aligned + kSlabBytes), end - aligned - kSlabBytes);
+  Slab* s = empty_;
+  if (s != nullptr) {
+    empty_ = s->next;
+    --empty_count_;
+  } else {
+    // Twice the size, then trimmed to an aligned slab.
+    void* raw =
+        mmap(nullptr, 2 * kSlabBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (start + kSlabBytes - 1) & ~(kSlabBytes - 1);
+    if (aligned > start) munmap(raw, aligned - start);
+    const std::uintptr_t end = start + 2 * kSlabBytes;
+    if (end > aligned + kSlabBytes) {
+      munmap(reinterpret_cast<void*>(aligned + kSlabBytes), end - aligned - kSlabBytes);
+    }
+    s = reinterpret_cast<Slab*>(aligned);
+    s->all_prev = nullptr;
+    s->all_next = all_;
+    if (all_ != nullptr) all_->all_prev = s;
+    all_ = s;
+    ++slab_count_;
   }
-  auto* s = reinterpret_cast<Slab*>(aligned);
-  const std::size_t block = (class_index + 1) * 8;
-  *s = Slab{nullptr,
-            nullptr,
-            nullptr,
-            all_,
-            nullptr,
-            0,
-            0,
-            static_cast<std::uint32_t>((kSlabBytes - kFirstBlock) / block),
-            static_cast<std::uint32_t>(class_index)};
-  if (all_ != nullptr) all_->all_prev = s;
-  all_ = s;
-  ++slab_count_;
+  s->prev = s->next = nullptr;
+  s->free_list = nullptr;
+  s->live = s->bump = 0;
+  s->capacity = static_cast<std::uint32_t>((kSlabBytes - kFirstBlock) / ((class_index + 1) * 8));
+  s->class_index = static_cast<std::uint32_t>(class_index);
   return s;
 }
 
@@ -139,11 +135,27 @@ void EntryPool::Free(void* block, std::size_t bytes) {
   *reinterpret_cast<char**>(block) = s->free_list;
   s->free_list = static_cast<char*>(block);
   if (s->live-- == s->capacity) Link(c, s);
-  // An empty slab goes back unless it is the class's only one with room.
+  // An empty slab leaves its class unless it is the class's only one with room. It is not
+  // unmapped here: at the end of a mass expiry thousands empty at once, and a munmap each would
+  // stall the loop. Trim() gives them back a few at a time; until then any class may reuse one.
   if (s->live == 0 && (c.partial != s || s->next != nullptr)) {
     Unlink(c, s);
-    Release(s);
+    s->next = empty_;
+    empty_ = s;
+    ++empty_count_;
   }
+}
+
+std::size_t EntryPool::Trim(std::size_t max_slabs) {
+  std::size_t released = 0;
+  while (empty_ != nullptr && released < max_slabs) {
+    Slab* s = empty_;
+    empty_ = s->next;
+    --empty_count_;
+    Release(s);
+    ++released;
+  }
+  return released;
 }
 
 bool EntryPool::Fits(const void* block, std::size_t old_bytes, std::size_t new_bytes) {

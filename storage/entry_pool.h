@@ -3,8 +3,9 @@
 // class every 8 bytes up to kMaxPooled and carves blocks out of 64 KiB slabs mapped from the
 // system, so the same lock costs 72. Larger blocks come from malloc.
 //
-// A slab whose blocks are all free again goes back to the system (one spare per class is kept),
-// so the memory of a mass expiry is returned. Not thread-safe: one pool per keyspace.
+// A slab whose blocks are all free again is kept for any class to reuse, and Trim() gives such
+// slabs back to the system a few at a time, so the memory of a mass expiry is returned without
+// a stall. Not thread-safe: one pool per keyspace.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,10 @@ class EntryPool {
   // enough, and freeing it with the new size still finds the allocator that owns it.
   static bool Fits(const void* block, std::size_t old_bytes, std::size_t new_bytes);
 
+  // Unmaps up to `max_slabs` empty slabs; returns how many.
+  std::size_t Trim(std::size_t max_slabs);
+  std::size_t empty_slabs() const { return empty_count_; }
+
   // Bytes handed out, as their classes (or malloc) size them.
   std::size_t bytes_in_use() const { return bytes_in_use_; }
   // Bytes of slabs held from the system.
@@ -51,6 +56,8 @@ class EntryPool {
 
   SizeClass classes_[kClasses];
   Slab* all_ = nullptr;
+  Slab* empty_ = nullptr;  // linked through `next`
+  std::size_t empty_count_ = 0;
   std::size_t bytes_in_use_ = 0;
   std::size_t slab_count_ = 0;
 };

@@ -131,6 +131,10 @@ class Keyspace {
   bool rehashing() const { return rehash_index_ >= 0; }
 
   const KeyspaceStats& stats() const { return stats_; }
+  // Gives up to `max_slabs` of the entry pool's empty slabs back to the system (a few per
+  // cron tick, so a mass expiry returns its memory without a stall).
+  std::size_t TrimMemory(std::size_t max_slabs) { return pool_.Trim(max_slabs); }
+
   // Bytes held by entries (as their size classes count them) and bucket arrays.
   std::size_t memory_bytes() const { return pool_.bytes_in_use() + bucket_bytes_; }
 

@@ -54,15 +54,37 @@ TEST(EntryPoolTest, LargeBlocksComeFromMalloc) {
   EXPECT_EQ(pool.bytes_in_use(), 0u);
 }
 
-TEST(EntryPoolTest, EmptySlabsGoBackKeepingOneSparePerClass) {
+TEST(EntryPoolTest, EmptySlabsWaitForTrimKeepingOneSparePerClass) {
   EntryPool pool;
   std::vector<void*> blocks;
   for (int i = 0; i < 20000; ++i) blocks.push_back(pool.Allocate(72));
-  ASSERT_GE(pool.slab_bytes(), 20000u * 72u);
+  const std::size_t full = pool.slab_bytes();
+  ASSERT_GE(full, 20000u * 72u);
 
   for (void* block : blocks) pool.Free(block, 72);
 
+  EXPECT_EQ(pool.slab_bytes(), full);
+  EXPECT_EQ(pool.empty_slabs(), full / kSlab - 1);
+  EXPECT_EQ(pool.Trim(5), 5u);
+  EXPECT_EQ(pool.slab_bytes(), full - 5 * kSlab);
+  pool.Trim(1000000);
   EXPECT_EQ(pool.slab_bytes(), kSlab);
+  EXPECT_EQ(pool.empty_slabs(), 0u);
+}
+
+TEST(EntryPoolTest, AnEmptySlabIsReusedByAnotherClass) {
+  EntryPool pool;
+  std::vector<void*> blocks;
+  for (int i = 0; i < 5000; ++i) blocks.push_back(pool.Allocate(72));
+  for (void* block : blocks) pool.Free(block, 72);
+  const std::size_t held = pool.slab_bytes();
+  ASSERT_GT(pool.empty_slabs(), 0u);
+
+  void* other = pool.Allocate(200);
+
+  EXPECT_EQ(pool.slab_bytes(), held);
+  std::memset(other, 7, 200);
+  pool.Free(other, 200);
 }
 
 TEST(EntryPoolTest, FreedBlocksAreReused) {
