@@ -1,5 +1,4 @@
 // warden [config-file] [--option value ...]
-#include <malloc.h>
 
 #include <csignal>
 #include <cstdio>
@@ -64,9 +63,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run 'warden --help' for the options.\n");
     return 1;
   }
-  // No fastbins: glibc otherwise parks every freed entry there and merges them all at the next
-  // large allocation, a stall of hundreds of milliseconds after a mass expiry of a million locks.
-  mallopt(M_MXFAST, 0);
   // A vanished client must not kill the server: write errors are handled per connection.
   std::signal(SIGPIPE, SIG_IGN);
   Logger log(ParseLogLevel(config.loglevel), config.logfile);

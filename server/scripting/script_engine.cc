@@ -265,6 +265,10 @@ void* ScriptEngine::Allocate(void* ud, void* ptr, std::size_t old_size, std::siz
   return block;
 }
 
+namespace {
+int Trampoline(lua_State* lua);
+}  // namespace
+
 void ScriptEngine::CreateState() {
   lua_ = lua_newstate(Allocate, this);
   if (lua_ == nullptr) throw std::bad_alloc();
@@ -325,6 +329,13 @@ void ScriptEngine::CreateState() {
 
   lua_pushcfunction(lua_, ErrorHandler);
   lua_setglobal(lua_, "__redis__err__handler");
+  // Made once: pushing a C function allocates a closure, and Run needs these two every call.
+  lua_pushcfunction(lua_, ErrorHandler);
+  error_handler_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  lua_pushcfunction(lua_, Trampoline);
+  trampoline_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(lua_, this);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.engine");
 
   InstallSandbox(lua_);
   // Keeps the chunk name of every script alive, so parsing never sees it collected.
@@ -482,9 +493,11 @@ int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
       const int n = std::snprintf(buf, sizeof(buf), "%.17g", lua_tonumber(lua, j));
       arg.assign(buf, static_cast<std::size_t>(n));
     } else if (type == LUA_TSTRING) {
+      // The string stays on the Lua stack for the whole call: a view will do.
       std::size_t len = 0;
       const char* s = lua_tolstring(lua, j, &len);
-      arg.assign(s, len);
+      call_args_.emplace_back(s, len);
+      continue;
     } else {
       return fail("Lua redis lib command arguments must be strings or integers");
     }
@@ -581,12 +594,10 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   script_session_.resp = 2;
   // One "now" for the whole script: a key alive at the start stays alive for every call.
   server_.frozen_now_ms = server_.clock.NowMs();
-  lua_pushlightuserdata(lua_, this);
-  lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.engine");
 
   const int base = lua_gettop(lua_);
-  lua_pushcfunction(lua_, ErrorHandler);
-  lua_pushcfunction(lua_, Trampoline);
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, trampoline_ref_);
   CallFrame frame{script.function_ref, keys, args};
   lua_pushlightuserdata(lua_, &frame);
   const int status = lua_pcall(lua_, 1, 1, base + 1);

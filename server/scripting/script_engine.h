@@ -99,6 +99,9 @@ class ScriptEngine {
 
   ServerState& server_;
   lua_State* lua_ = nullptr;
+  // ErrorHandler and Trampoline in the registry (luaL_ref references, set by CreateState).
+  int error_handler_ref_ = 0;
+  int trampoline_ref_ = 0;
   std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
   std::size_t lua_memory_ = 0;
   std::size_t lua_memory_limit_;
