@@ -98,28 +98,34 @@ Keyspace::Link* Keyspace::FindLink(std::string_view key, std::uint64_t hash) {
     const std::size_t index = hash & (table.size - 1);
     if (t == 0 && static_cast<std::int64_t>(index) < rehash_index_) continue;
     for (Link* link = &table.buckets[index]; *link != 0; link = &EntryOf(*link)->next_) {
-      if ((*link & ~kAddressMask) != tag) continue;
-      const Entry* e = EntryOf(*link);
-      if (e->key_len_ == key.size() && std::memcmp(e->data(), key.data(), key.size()) == 0) {
-        return link;
+      const Link l = *link;
+      if ((l & kTagMask) == tag) {
+        const Entry* e = EntryOf(l);
+        if (e->key_len_ == key.size() && std::memcmp(e->data(), key.data(), key.size()) == 0) {
+          return link;
+        }
       }
+      if ((l & kLast) != 0) break;
     }
   }
   return nullptr;
 }
 
-Keyspace::Link* Keyspace::LinkOf(Entry* entry, int* table_index) {
+Keyspace::Link* Keyspace::LinkOf(Entry* entry, int* table_index, Link** before) {
   const std::uint64_t hash = Hash(entry->key());
   for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
     Table& table = tables_[t];
     if (table.size == 0) continue;
     const std::size_t index = hash & (table.size - 1);
     if (t == 0 && static_cast<std::int64_t>(index) < rehash_index_) continue;
+    Link* previous = nullptr;
     for (Link* link = &table.buckets[index]; *link != 0; link = &EntryOf(*link)->next_) {
       if (EntryOf(*link) == entry) {
         if (table_index != nullptr) *table_index = t;
+        if (before != nullptr) *before = previous;
         return link;
       }
+      previous = link;
     }
   }
   std::abort();  // every stored entry is linked in exactly one bucket
@@ -150,7 +156,7 @@ void Keyspace::Insert(Entry* entry, std::uint64_t hash) {
   Table& table = rehash_index_ >= 0 ? tables_[1] : tables_[0];
   const std::size_t index = hash & (table.size - 1);
   entry->next_ = table.buckets[index];
-  table.buckets[index] = reinterpret_cast<Link>(entry) | TagOf(hash);
+  table.buckets[index] = LinkTo(entry, TagOf(hash));
   ++table.used;
 }
 
@@ -201,8 +207,11 @@ void Keyspace::SetDeadline(Entry* entry, std::int64_t deadline_ms) {
 
 void Keyspace::Unlink(Entry* entry) {
   int table_index = 0;
-  Link* link = LinkOf(entry, &table_index);
+  Link* before = nullptr;
+  Link* link = LinkOf(entry, &table_index, &before);
   *link = entry->next_;
+  // The entry ahead of a removed last entry is the last now.
+  if (entry->next_ == 0 && before != nullptr) *before |= kLast;
   --tables_[table_index].used;
   if (entry->has_deadline()) --volatile_count_;
 }
@@ -299,7 +308,7 @@ bool Keyspace::RehashSteps(int buckets) {
       // The tag keeps only the hash's top bits: the index comes from hashing the key again.
       const std::size_t index = Hash(e->key()) & (to.size - 1);
       e->next_ = to.buckets[index];
-      to.buckets[index] = link;
+      to.buckets[index] = LinkTo(e, link & kTagMask);
       --from.used;
       ++to.used;
       link = next;
@@ -427,6 +436,26 @@ std::size_t Keyspace::ExpireDue(std::int64_t now_ms) {
     }
   }
   return expired;
+}
+
+bool Keyspace::Verify() const {
+  std::size_t with_deadline = 0;
+  for (int t = 0; t < 2; ++t) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < tables_[t].size; ++i) {
+      for (Link l = tables_[t].buckets[i]; l != 0; l = EntryOf(l)->next_) {
+        const Entry* e = EntryOf(l);
+        const std::uint64_t hash = Hash(e->key());
+        if ((l & kTagMask) != TagOf(hash)) return false;
+        if (((l & kLast) != 0) != (e->next_ == 0)) return false;
+        if ((hash & (tables_[t].size - 1)) != i) return false;
+        if (e->has_deadline()) ++with_deadline;
+        ++count;
+      }
+    }
+    if (count != tables_[t].used) return false;
+  }
+  return with_deadline == volatile_count_;
 }
 
 }  // namespace warden::storage

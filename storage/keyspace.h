@@ -130,6 +130,10 @@ class Keyspace {
   bool RehashSteps(int buckets);
   bool rehashing() const { return rehash_index_ >= 0; }
 
+  // Checks the structure: every link's tag and last-of-chain bit, each table's count, the count
+  // of keys with a deadline. For tests and fuzzing; O(keys).
+  bool Verify() const;
+
   const KeyspaceStats& stats() const { return stats_; }
   // Gives up to `max_slabs` of the entry pool's empty slabs back to the system (a few per
   // cron tick, so a mass expiry returns its memory without a stall).
@@ -139,13 +143,21 @@ class Keyspace {
   std::size_t memory_bytes() const { return pool_.bytes_in_use() + bucket_bytes_; }
 
  private:
-  // An Entry* with the top 16 bits of its key's hash in the high bits, which user-space addresses
-  // on x86-64 and AArch64 leave zero; 0 ends a chain.
+  // An Entry* in the low 48 bits, which is all user-space addresses use on x86-64 and AArch64;
+  // above them 15 bits of the entry's key hash, and in the top bit whether the entry is the last
+  // of its chain. A lookup that misses on the tag of a last entry never reads the entry. 0 ends
+  // a chain.
   using Link = std::uintptr_t;
   static constexpr int kTagShift = 48;
   static constexpr Link kAddressMask = (Link{1} << kTagShift) - 1;
+  static constexpr Link kLast = Link{1} << 63;
+  static constexpr Link kTagMask = ~kAddressMask & ~kLast;
   static Entry* EntryOf(Link link) { return reinterpret_cast<Entry*>(link & kAddressMask); }
-  static Link TagOf(std::uint64_t hash) { return hash & ~kAddressMask; }
+  static Link TagOf(std::uint64_t hash) { return hash & kTagMask; }
+  // The link to `e`, whose next_ is already set.
+  static Link LinkTo(Entry* e, Link tag) {
+    return reinterpret_cast<Link>(e) | tag | (e->next_ == 0 ? kLast : 0);
+  }
 
   struct Table {
     Link* buckets = nullptr;
@@ -155,7 +167,9 @@ class Keyspace {
 
   std::uint64_t Hash(std::string_view key) const;
   Link* FindLink(std::string_view key, std::uint64_t hash);
-  Link* LinkOf(Entry* entry, int* table_index);
+  // The slot that links `entry`; `before` gets the slot linking the entry ahead of it in the
+  // chain, or nullptr if it is first.
+  Link* LinkOf(Entry* entry, int* table_index, Link** before = nullptr);
   // A random bucket among those in use (not yet moved out of tables_[0], or tables_[1]), or
   // nullptr when the draw fell on one already moved.
   Link* RandomBucket();

@@ -246,6 +246,31 @@ TEST_F(KeyspaceTest, HundredThousandKeysAreFoundAndMissesAreMissed) {
     EXPECT_EQ(keyspace_.Find("lock:" + std::to_string(i), now()) != nullptr, i % 2 == 1) << i;
   }
   EXPECT_EQ(keyspace_.size(), 50000u);
+  EXPECT_TRUE(keyspace_.Verify());
+}
+
+TEST_F(KeyspaceTest, LinksStayConsistentThroughRandomInsertsErasesAndResizes) {
+  Random pick{7};
+  for (int step = 0; step < 200000; ++step) {
+    const std::string key = "k" + std::to_string(pick.Below(3000));
+    switch (pick.Below(4)) {
+      case 0:
+      case 1:
+        Put(key, std::string(pick.Below(300), 'v'), pick.Below(2) == 0 ? kNoDeadline : now() + 5);
+        break;
+      case 2:
+        keyspace_.Erase(key, now());
+        break;
+      default:
+        clock_.AdvanceMs(1);
+        keyspace_.SampleExpired(now(), 20);
+        break;
+    }
+    if (step % 10000 == 0) {
+      ASSERT_TRUE(keyspace_.Verify()) << step;
+    }
+  }
+  EXPECT_TRUE(keyspace_.Verify());
 }
 
 TEST_F(KeyspaceTest, ExpirySweepFindsEveryExpiredKeyAcrossResizes) {
@@ -264,6 +289,7 @@ TEST_F(KeyspaceTest, ExpirySweepFindsEveryExpiredKeyAcrossResizes) {
   EXPECT_EQ(keyspace_.volatile_size(), 0u);
   EXPECT_EQ(keyspace_.stats().expired_keys, 5000u);
   EXPECT_EQ(keyspace_.size(), 5000u + static_cast<std::size_t>(added));
+  EXPECT_TRUE(keyspace_.Verify());
 }
 
 TEST_F(KeyspaceTest, SweepReportsWrappingAroundTheTable) {
