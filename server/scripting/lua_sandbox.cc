@@ -53,15 +53,11 @@ int RaiseReadonly(lua_State* lua) {
 
 int ReadonlyNewIndex(lua_State* lua) { return luaL_error(lua, kReadonly); }
 
-int GlobalIndex(lua_State* lua) {
-  lua_pushvalue(lua, 2);
-  lua_rawget(lua, lua_upvalueindex(1));
-  if (lua_isnil(lua, -1)) {
-    const char* name = lua_tostring(lua, 2);
-    return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'",
-                      name != nullptr ? name : "?");
-  }
-  return 1;
+// __index of the real globals table, so it runs only for a name that is not there.
+int MissingGlobal(lua_State* lua) {
+  const char* name = lua_tostring(lua, 2);
+  return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'",
+                    name != nullptr ? name : "?");
 }
 
 // The base functions that could see past a proxy, rewritten with Lua 5.1's own argument checks
@@ -302,9 +298,17 @@ void PushProxy(lua_State* lua, int index, bool strict_globals) {
   index = index < 0 ? lua_gettop(lua) + index + 1 : index;
   lua_newtable(lua);  // proxy
   lua_newtable(lua);  // its metatable
+  // Reads go through to the real table inside the VM, with no C call: `redis.call` and
+  // `KEYS[1]` are as fast as on Redis's patched Lua. For the globals, the real table's own
+  // metatable turns a missing name into Redis's error.
   lua_pushvalue(lua, index);
-  if (strict_globals) lua_pushcclosure(lua, GlobalIndex, 1);
   lua_setfield(lua, -2, "__index");
+  if (strict_globals) {
+    lua_newtable(lua);
+    lua_pushcfunction(lua, MissingGlobal);
+    lua_setfield(lua, -2, "__index");
+    lua_setmetatable(lua, index);
+  }
   lua_pushcfunction(lua, ReadonlyNewIndex);
   lua_setfield(lua, -2, "__newindex");
   lua_getfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
