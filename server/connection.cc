@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "protocol/request_peek.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
 
@@ -218,12 +219,43 @@ void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
   self->ProcessInput();
 }
 
+namespace {
+
+// The key a pipelined request will look up first: its first argument, or for EVAL and EVALSHA
+// (and their _RO forms) the first of KEYS.
+std::string_view KeyToPrefetch(const protocol::PeekedRequest& request) {
+  if (request.argc < 2) return {};
+  const std::string_view name = request.args[0];
+  const bool script = (name.size() == 4 || name.size() == 7 || name.size() == 10) &&
+                      (name[0] == 'e' || name[0] == 'E') && (name[1] == 'v' || name[1] == 'V');
+  if (!script) return request.args[1];
+  if (request.argc < 4 || request.args[2] == "0") return {};
+  return request.args[3];
+}
+
+}  // namespace
+
+void Connection::PrefetchAhead(std::string_view data) {
+  protocol::PeekedRequest ahead[kPrefetchDepth];
+  const std::size_t n = protocol::PeekRequests(data, ahead);
+  prefetched_ = n;
+  // A lone request gains nothing: its lookup follows at once.
+  if (n < 2 || server_.state().keyspace.size() == 0) return;
+  const storage::Keyspace& keyspace = server_.state().keyspace;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string_view key = KeyToPrefetch(ahead[i]);
+    if (!key.empty()) keyspace.PrefetchBucket(key);
+  }
+}
+
 void Connection::ProcessInput() {
   ServerState& state = server_.state();
   protocol::ReplyWriter writer(&output_, session_.resp);
   bool ran = false;
+  prefetched_ = 0;
   while (!closing_ && !session_.close_after_reply && !OutputBacklogged()) {
     const std::string_view data = input_.unread();
+    if (prefetched_ == 0 && !parser_.in_progress()) PrefetchAhead(data);
     const protocol::ParseStatus status = parser_.Parse(data, session_.authenticated);
     if (status == protocol::ParseStatus::kNeedMore) break;
     if (status == protocol::ParseStatus::kError) {
@@ -253,6 +285,7 @@ void Connection::ProcessInput() {
     }
     input_.Consume(parser_.consumed());
     parser_.Reset();
+    if (prefetched_ > 0) --prefetched_;
   }
   if (ran) session_.last_interaction_ms = state.clock.NowMs();
   input_.ShrinkIfIdle(kKeepInputBytes);

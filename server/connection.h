@@ -65,6 +65,8 @@ class Connection {
   static void OnDiscardRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
 
   void ProcessInput();
+  // Prefetches the hash buckets of the next pipelined requests' keys (protocol/request_peek.h).
+  void PrefetchAhead(std::string_view data);
   // Every reply is out and close_after_reply is set: closes, lingering first on shutdown.
   void CloseAfterReplies();
   void Flush();
@@ -94,6 +96,9 @@ class Connection {
   bool write_pending_ = false;
   bool reading_ = false;
   bool closing_ = false;
+  // Pipelined requests ahead whose keys' buckets were prefetched, at most kPrefetchDepth.
+  static constexpr std::size_t kPrefetchDepth = 16;
+  std::size_t prefetched_ = 0;
   bool linger_ = false;      // shutting down: half-close and wait for the peer before closing
   bool discarding_ = false;  // lingering: reads are thrown away until the peer closes
   bool executing_ = false;   // inside Dispatch: a busy script's polling must not re-enter

@@ -144,6 +144,14 @@ Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms) {
   return e;
 }
 
+void Keyspace::PrefetchBucket(std::string_view key) const {
+  const std::uint64_t hash = Hash(key);
+  for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
+    const Table& table = tables_[t];
+    if (table.size != 0) __builtin_prefetch(&table.buckets[hash & (table.size - 1)]);
+  }
+}
+
 const Entry* Keyspace::Peek(std::string_view key) const {
   if (size() == 0) return nullptr;
   Link* link = const_cast<Keyspace*>(this)->FindLink(key, Hash(key));

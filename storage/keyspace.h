@@ -85,6 +85,8 @@ class Keyspace {
 
   // The live entry for `key`, or nullptr. Removes the key if it has expired.
   Entry* Find(std::string_view key, std::int64_t now_ms);
+  // A hint for a pipeline of lookups: starts loading the bucket `key` hashes to into cache.
+  void PrefetchBucket(std::string_view key) const;
   // The entry for `key` whether or not it has expired; never removes anything.
   const Entry* Peek(std::string_view key) const;
 
