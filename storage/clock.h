@@ -6,9 +6,11 @@
 // latency; it never follows a frozen clock.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 
 namespace warden::storage {
 
@@ -55,29 +57,29 @@ class ManualClock final : public Clock {
 // The production clock, with the controls a test suite needs over the wire (DEBUG CLOCK) or in
 // process (EmbeddedServer): it follows the system clock plus an offset moved by AdvanceMs();
 // Freeze() stops it at one instant until Real(). AdvanceMs() never moves time backwards. The
-// state is atomic so an embedding test thread may read it while the server thread runs.
+// state is atomic so an embedding test thread may read it while the server thread, the only
+// writer, runs. DEBUG CLOCK passes any 64-bit number here: time saturates at the last instant
+// whose microseconds fit in 64 bits (the year 294247) instead of overflowing.
 class ControllableClock final : public Clock {
  public:
   std::int64_t NowMs() const override { return NowUs() / 1000; }
   std::int64_t NowUs() const override {
     return frozen_.load(std::memory_order_acquire)
                ? frozen_us_.load(std::memory_order_relaxed)
-               : system_.NowUs() + offset_us_.load(std::memory_order_relaxed);
+               : AddUs(system_.NowUs(), offset_us_.load(std::memory_order_relaxed));
   }
   bool frozen() const { return frozen_.load(std::memory_order_acquire); }
   // Stops time at `now_ms`.
   void Freeze(std::int64_t now_ms) {
-    frozen_us_.store(now_ms * 1000, std::memory_order_relaxed);
+    frozen_us_.store(MsToUs(now_ms), std::memory_order_relaxed);
     frozen_.store(true, std::memory_order_release);
   }
   // Moves time forward by `delta_ms` (ignored if negative), frozen or not.
   void AdvanceMs(std::int64_t delta_ms) {
     if (delta_ms <= 0) return;
-    if (frozen()) {
-      frozen_us_.fetch_add(delta_ms * 1000, std::memory_order_relaxed);
-    } else {
-      offset_us_.fetch_add(delta_ms * 1000, std::memory_order_relaxed);
-    }
+    std::atomic<std::int64_t>& us = frozen() ? frozen_us_ : offset_us_;
+    us.store(AddUs(us.load(std::memory_order_relaxed), MsToUs(delta_ms)),
+             std::memory_order_relaxed);
   }
   // Back to the system clock, without offset.
   void Real() {
@@ -86,6 +88,15 @@ class ControllableClock final : public Clock {
   }
 
  private:
+  static constexpr std::int64_t kMaxUs = std::numeric_limits<std::int64_t>::max();
+  static std::int64_t MsToUs(std::int64_t ms) {
+    return std::clamp(ms, -kMaxUs / 1000, kMaxUs / 1000) * 1000;
+  }
+  // a + b for b >= 0, saturating.
+  static std::int64_t AddUs(std::int64_t a, std::int64_t b) {
+    return a > kMaxUs - b ? kMaxUs : a + b;
+  }
+
   SystemClock system_;
   std::atomic<bool> frozen_{false};
   std::atomic<std::int64_t> frozen_us_{0};

@@ -4,6 +4,7 @@
 // allows them (the dispatcher checks the kProtected flag).
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -62,9 +63,11 @@ void DebugHelp(CommandContext& ctx) {
 }
 
 void DebugSleep(CommandContext& ctx) {
-  // Redis uses atof(): garbage reads as 0.
+  // Redis uses atof(): garbage reads as 0. Longer than any test waits (and inf) is capped, so
+  // that the whole seconds fit in a time_t.
+  constexpr double kMaxSleepSeconds = 1e9;
   const std::string text(ctx.arg(2));
-  const double seconds = std::atof(text.c_str());
+  const double seconds = std::min(std::atof(text.c_str()), kMaxSleepSeconds);
   if (seconds > 0) {
     timespec ts{};
     ts.tv_sec = static_cast<time_t>(seconds);
@@ -166,6 +169,11 @@ void DebugDropClients(CommandContext& ctx) {
 }
 
 void DebugSimulateRestart(CommandContext& ctx) {
+  // A script that may call DEBUG would otherwise free the Lua state it is running on.
+  if (ctx.server.scripts->running()) {
+    ctx.reply.Error("ERR DEBUG SIMULATE-RESTART is not allowed from scripts");
+    return;
+  }
   ctx.keyspace().Clear();
   ctx.server.active_expiry.ResetStats();
   ctx.server.scripts->Flush();
