@@ -29,6 +29,10 @@ cmake --build build-asan -j"$jobs"
 tests/clients/run.sh build/warden
 tests/clients/run.sh build-asan/warden fuzz
 
+# libFuzzer on the request parser, the command layer and scripts, for a bounded time each
+# (fuzz/README.md); the seeds and every crash reproducer were already replayed by ctest above.
+FUZZ_ALLOW_TIMEOUTS=1 scripts/run-fuzzers.sh 30
+
 # Lock safety under load and faults (tests/stress/README.md): dozens of clients, stalls,
 # vanished holders, SIGSTOP pauses of the server; a short run on each build.
 /usr/bin/python3 -m unittest discover -s tests/stress
