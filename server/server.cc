@@ -30,10 +30,13 @@ void OnShutdownSignal(int signum) {
 // Real time one active-expiry slice may take: short enough that a mass expiry never delays a
 // reply by more than about this much.
 constexpr std::int64_t kExpirySliceUs = 1000;
-// Buckets moved per cron tick while a resize is in progress, on top of those moved per command.
-constexpr int kCronRehashBuckets = 1000;
-// Empty 64 KiB slabs unmapped per cron tick: at hz 10, 40 MB a second.
-constexpr int kCronTrimSlabs = 64;
+// While a resize is in progress, each cron tick moves buckets for this long, in batches of this
+// many, on top of those moved per command.
+constexpr std::int64_t kCronRehashBudgetUs = 500;
+constexpr int kCronRehashBatch = 100;
+// Empty 64 KiB slabs unmapped per cron tick: at hz 10, 5 MB a second. A munmap costs tens of
+// microseconds, so a larger batch shows up in the latency of the tick that runs it.
+constexpr int kCronTrimSlabs = 8;
 
 void CloseAndFree(uv_handle_t* handle) {
   uv_close(handle, [](uv_handle_t* h) { std::free(h); });
@@ -402,7 +405,12 @@ void Server::ClientsCron() {
 void Server::OnCron(uv_timer_t* timer) {
   auto* self = static_cast<Server*>(timer->data);
   self->RunExpirySlice();
-  self->state_.keyspace.RehashSteps(kCronRehashBuckets);
+  // Like Redis's incrementallyRehash: buckets in small batches for a bounded time, since moving
+  // a bucket rehashes its keys and may miss cache on each.
+  const std::int64_t start = self->state_.clock.MonotonicUs();
+  while (self->state_.keyspace.RehashSteps(kCronRehashBatch) &&
+         self->state_.clock.MonotonicUs() - start < kCronRehashBudgetUs) {
+  }
   self->state_.keyspace.TrimMemory(kCronTrimSlabs);
   self->ClientsCron();
 }
