@@ -61,23 +61,22 @@ void BM_DispatchEvalshaCompareAndDelete(benchmark::State& state) {
 }
 BENCHMARK(BM_DispatchEvalshaCompareAndDelete);
 
-// The fixed cost of a script call: lookup by SHA-1, KEYS and ARGV, the Lua call, the reply.
-void BM_DispatchEvalshaReturnOnly(benchmark::State& state) {
+// EVALSHA of `script` with one key and one argument, the shape of the lock scripts.
+void RunEvalsha(benchmark::State& state, const char* script) {
   Bench b;
-  b.Run({"SCRIPT", "LOAD", "return 0"});
+  b.Run({"SCRIPT", "LOAD", script});
   const std::string sha = b.out.substr(5, 40);
   for (auto _ : state) b.Run({"EVALSHA", sha, "1", "lock:order:1001", "token"});
   state.SetItemsProcessed(state.iterations());
 }
+
+// The fixed cost of a script call: lookup by SHA-1, KEYS and ARGV, the Lua call, the reply.
+void BM_DispatchEvalshaReturnOnly(benchmark::State& state) { RunEvalsha(state, "return 0"); }
 BENCHMARK(BM_DispatchEvalshaReturnOnly);
 
 // One redis.call from a script, on top of the fixed cost.
 void BM_DispatchEvalshaOneCall(benchmark::State& state) {
-  Bench b;
-  b.Run({"SCRIPT", "LOAD", "return redis.call('get', KEYS[1])"});
-  const std::string sha = b.out.substr(5, 40);
-  for (auto _ : state) b.Run({"EVALSHA", sha, "1", "lock:order:1001", "token"});
-  state.SetItemsProcessed(state.iterations());
+  RunEvalsha(state, "return redis.call('get', KEYS[1])");
 }
 BENCHMARK(BM_DispatchEvalshaOneCall);
 

@@ -100,6 +100,15 @@ std::string BulkOf(const std::string& value) {
   return "$" + std::to_string(value.size()) + "\r\n" + value + "\r\n";
 }
 
+// `n` pipelined GETs of the key "big", in one string to send at once.
+std::string PipelinedGets(int n) {
+  const std::string one = EncodeCommand({"GET", "big"});
+  std::string gets;
+  gets.reserve(one.size() * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) gets += one;
+  return gets;
+}
+
 class LimitsTest : public ::testing::TestWithParam<ServerKind> {};
 
 TEST_P(LimitsTest, ClientsPastMaxclientsAreToldAndClosed) {
@@ -148,8 +157,7 @@ TEST_P(LimitsTest, ClientPastTheHardOutputLimitIsClosed) {
   ASSERT_TRUE(admin && reader);
   ASSERT_EQ(admin->Command({"SET", "big", std::string(100000, 'v')}).bytes, "+OK\r\n");
   // 200 replies of 100 kB in one pipeline: 20 MB owed at once, far past 1 MB.
-  std::string gets;
-  for (int i = 0; i < 200; ++i) gets += EncodeCommand({"GET", "big"});
+  const std::string gets = PipelinedGets(200);
   ASSERT_TRUE(reader->SendRaw(gets));
   const ReadResult received = reader->ReadUntilClose(kWaitMs);
   EXPECT_EQ(received.status, ReadStatus::kClosed);
@@ -225,8 +233,7 @@ TEST(WardenLimitsTest, ClientThatDoesNotReadIsPausedAndMemoryStaysBounded) {
   const std::int64_t rss_before = ResidentKib(server->pid());
   // 3,000 replies of 100 kB: 300 MB owed to a client that reads none of it for now.
   constexpr int kGets = 3000;
-  std::string gets;
-  for (int i = 0; i < kGets; ++i) gets += EncodeCommand({"GET", "big"});
+  const std::string gets = PipelinedGets(kGets);
   ASSERT_TRUE(slow->SendRaw(gets));
   // Once the socket takes no more, the server stops reading from the client...
   ASSERT_TRUE(WaitUntilPaused(*admin, slow_id));
@@ -249,8 +256,7 @@ TEST(WardenLimitsTest, SoftOutputLimitClosesAClientThatStaysOverIt) {
   std::optional<RespClient> slow = RespClient::Connect(server->port());
   ASSERT_TRUE(admin && slow);
   ASSERT_EQ(admin->Command({"SET", "big", std::string(100000, 'v')}).bytes, "+OK\r\n");
-  std::string gets;
-  for (int i = 0; i < 500; ++i) gets += EncodeCommand({"GET", "big"});
+  const std::string gets = PipelinedGets(500);
   ASSERT_TRUE(slow->SendRaw(gets));
   // Over the soft limit from the first batch; closed once that has lasted a second.
   EXPECT_TRUE(WaitForClientCount(*admin, 1));
@@ -271,8 +277,7 @@ TEST(WardenShutdownTest, SigtermMidPipelineFlushesComputedRepliesAndExitsZero) {
   ASSERT_EQ(admin->Command({"SET", "big", value}).bytes, "+OK\r\n");
   const std::int64_t slow_id = ClientId(*slow);
   constexpr int kGets = 2000;
-  std::string gets;
-  for (int i = 0; i < kGets; ++i) gets += EncodeCommand({"GET", "big"});
+  const std::string gets = PipelinedGets(kGets);
   ASSERT_TRUE(slow->SendRaw(gets));
   ASSERT_TRUE(WaitUntilPaused(*admin, slow_id));
   ASSERT_EQ(kill(server->pid(), SIGTERM), 0);
@@ -304,8 +309,7 @@ TEST(WardenShutdownTest, AClientThatNeverReadsDelaysExitOnlyUntilShutdownTimeout
   ASSERT_TRUE(admin && stuck);
   ASSERT_EQ(admin->Command({"SET", "big", std::string(100000, 'v')}).bytes, "+OK\r\n");
   const std::int64_t stuck_id = ClientId(*stuck);
-  std::string gets;
-  for (int i = 0; i < 500; ++i) gets += EncodeCommand({"GET", "big"});
+  const std::string gets = PipelinedGets(500);
   ASSERT_TRUE(stuck->SendRaw(gets));
   ASSERT_TRUE(WaitUntilPaused(*admin, stuck_id));
   ASSERT_EQ(kill(server->pid(), SIGTERM), 0);
@@ -323,8 +327,7 @@ TEST(WardenShutdownTest, SigpipeFromAVanishedClientDoesNotKillTheServer) {
   for (int round = 0; round < 20; ++round) {
     std::optional<RespClient> gone = RespClient::Connect(server->port());
     ASSERT_TRUE(gone);
-    std::string gets;
-    for (int i = 0; i < 100; ++i) gets += EncodeCommand({"GET", "big"});
+    const std::string gets = PipelinedGets(100);
     ASSERT_TRUE(gone->SendRaw(gets));
     gone.reset();  // closed with replies still coming: the server's writes hit a dead socket
   }

@@ -260,14 +260,23 @@ class Run:
             self.problems.append(lock_check.Violation("error", "sanitizer report:\n" + report))
 
     def check_all_free(self, control, locks):
-        """Every client is gone, so every lease runs out within ttl_max of now."""
-        time.sleep((self.args.ttl_max_ms + self.args.margin_ms) / 1000)
+        """Every client is gone, so every lease runs out within ttl_max of now: wait for each
+        lock to be gone, for no longer than ttl_max + margin, sleeping only as long as PTTL says
+        the lease still has."""
+        limit_ms = self.args.ttl_max_ms + self.args.margin_ms
+        deadline = now() + limit_ms * 1_000_000
         for lock in locks:
-            pttl = control.call("PTTL", lock)
-            if pttl != -2:
-                self.problems.append(lock_check.Violation(
-                    "lingering", "%s still exists %d ms after the last client left (PTTL %r)" % (
-                        lock, self.args.ttl_max_ms + self.args.margin_ms, pttl)))
+            while True:
+                pttl = control.call("PTTL", lock)
+                if pttl == -2:
+                    break
+                left_ns = deadline - now()
+                if left_ns <= 0 or not isinstance(pttl, int) or pttl < 0:
+                    self.problems.append(lock_check.Violation(
+                        "lingering", "%s still exists %d ms after the last client left "
+                        "(PTTL %r)" % (lock, limit_ms, pttl)))
+                    break
+                time.sleep(min(pttl + 1, left_ns / 1e6) / 1000)
 
     def kill_clients(self):
         for proc in self.clients.values():
