@@ -11,6 +11,7 @@
 namespace {
 
 using warden::storage::ActiveExpiry;
+using warden::storage::Databases;
 using warden::storage::Entry;
 using warden::storage::Keyspace;
 using warden::storage::ManualClock;
@@ -22,7 +23,7 @@ std::string Key(std::int64_t i) { return "lock:" + std::to_string(i); }
 
 // A keyspace of `n` locks with 10-minute leases, built once per size.
 struct Fixture {
-  explicit Fixture(std::int64_t n) : random(42), keyspace(random) {
+  explicit Fixture(std::int64_t n) : random(42), dbs(random, 1), keyspace(dbs.db(0)) {
     for (std::int64_t i = 0; i < n; ++i) {
       keyspace.Store(Key(i), kToken, clock.NowMs() + 600'000, nullptr);
     }
@@ -33,7 +34,8 @@ struct Fixture {
   }
   ManualClock clock;
   Random random;
-  Keyspace keyspace;
+  Databases dbs;
+  Keyspace& keyspace;
   std::vector<std::string> probes;
 };
 
@@ -96,7 +98,7 @@ BENCHMARK(BM_KeyspaceScan)->Arg(1000)->Arg(1000000);
 // One active-expiry slice over keys none of which have expired: the steady-state cost.
 void BM_ActiveExpiryRunOnce(benchmark::State& state) {
   Fixture& f = Get(state.range(0));
-  ActiveExpiry expiry(f.keyspace, f.clock);
+  ActiveExpiry expiry(f.dbs, f.clock);
   for (auto _ : state) expiry.RunOnce(f.clock.NowMs(), 1000);
   state.SetItemsProcessed(state.iterations());
 }

@@ -42,6 +42,7 @@ constexpr std::int64_t kScriptMemoryLimit = 32LL * 1024 * 1024;
 // As Server::OnCron.
 constexpr int kCronRehashBuckets = 1000;
 constexpr int kCronTrimSlabs = 64;
+constexpr std::size_t kCronReclaimEntries = 4096;
 constexpr std::int64_t kExpirySliceUs = 1000;
 
 server::Config FuzzConfig() {
@@ -181,7 +182,7 @@ std::string FuzzServer::Run(std::size_t client, std::span<const std::string_view
 
 void FuzzServer::AdvanceClock(std::int64_t delta_ms) {
   clock_.control.AdvanceMs(delta_ms);
-  state_.keyspace.ExpireDue(clock_.NowMs());
+  state_.dbs.ExpireDue(clock_.NowMs());
   CheckKeyspace();
 }
 
@@ -189,21 +190,29 @@ void FuzzServer::Cron() {
   if (state_.active_expire_enabled) {
     state_.active_expiry.RunOnce(clock_.NowMs(), kExpirySliceUs);
   }
-  state_.keyspace.RehashSteps(kCronRehashBuckets);
-  state_.keyspace.TrimMemory(kCronTrimSlabs);
+  state_.dbs.RehashSteps(kCronRehashBuckets);
+  state_.dbs.reclaimer().Step(kCronReclaimEntries);
+  state_.dbs.pool().Trim(kCronTrimSlabs);
   CheckKeyspace();
 }
 
 void FuzzServer::CheckKeyspace() const {
-  const storage::Keyspace& keyspace = state_.keyspace;
-  Check(keyspace.Verify(), "Keyspace::Verify");
-  keyspace.ForEach([&](const storage::Entry& e) {
-    Check(keyspace.Peek(e.key()) == &e, "every entry is found by its key, and only one");
-  });
+  for (int db = 0; db < state_.dbs.count(); ++db) {
+    const storage::Keyspace& keyspace = state_.dbs.db(db);
+    Check(keyspace.Verify(), "Keyspace::Verify");
+    keyspace.ForEach([&](const storage::Entry& e) {
+      Check(keyspace.Peek(e.key()) == &e, "every entry is found by its key, and only one");
+      // A large value's table holds no deadlines and must be as sound as the keyspace.
+      if (storage::IsLarge(e.encoding())) {
+        Check(e.table()->Verify() && e.table()->size() > 0, "a value table is sound, not empty");
+      }
+    });
+  }
 }
 
 void FuzzServer::CheckScanSeesEveryKey() {
-  storage::Keyspace& keyspace = state_.keyspace;
+  // The database client 0 has selected, which its DBSIZE below counts.
+  storage::Keyspace& keyspace = state_.dbs.db(sessions_[0].db);
   std::unordered_set<const storage::Entry*> seen;
   std::vector<storage::Entry*> batch;
   std::uint64_t cursor = 0;

@@ -24,7 +24,9 @@ struct CommandContext {
 
   std::string_view arg(std::size_t i) const { return args[i]; }
   std::size_t argc() const { return args.size(); }
-  storage::Keyspace& keyspace() const { return server.keyspace; }
+  // The client's selected database.
+  storage::Keyspace& keyspace() const { return server.dbs.db(session.db); }
+  const storage::EncodingLimits& limits() const { return server.config.encoding; }
   // The clock as it is now, for relative expiries and TTL arithmetic: Redis uses the live time
   // there even inside a script, whose expiry decisions use the frozen now_ms.
   std::int64_t live_now_ms() const {

@@ -43,6 +43,64 @@ constexpr CommandSpec kCommandTable[] = {
     // Redis 8.4's Lua-free compare-and-delete and value digest.
     {"delex",         -2, kWrite | kFast,                          DelexCommand,       1, 1, 1, "@write @string @fast"},
     {"digest",         2, kReadOnly | kFast,                       DigestCommand,      1, 1, 1, "@read @string @fast"},
+    // The rest of the string commands.
+    {"mset",          -3, kWrite | kDenyOom,                       MsetCommand,         1, -1, 2, "@write @string @slow"},
+    {"msetnx",        -3, kWrite | kDenyOom,                       MsetnxCommand,       1, -1, 2, "@write @string @slow"},
+    {"mget",          -2, kReadOnly | kFast,                       MgetCommand,         1, -1, 1, "@read @string @fast"},
+    {"getdel",         2, kWrite | kFast,                          GetdelCommand,       1, 1, 1, "@write @string @fast"},
+    {"getex",         -2, kWrite | kFast,                          GetexCommand,        1, 1, 1, "@write @string @fast"},
+    {"getset",         3, kWrite | kDenyOom | kFast,               GetsetCommand,       1, 1, 1, "@write @string @fast"},
+    {"append",         3, kWrite | kDenyOom | kFast,               AppendCommand,       1, 1, 1, "@write @string @fast"},
+    {"strlen",         2, kReadOnly | kFast,                       StrlenCommand,       1, 1, 1, "@read @string @fast"},
+    {"getrange",       4, kReadOnly,                               GetrangeCommand,     1, 1, 1, "@read @string @slow"},
+    {"setrange",       4, kWrite | kDenyOom,                       SetrangeCommand,     1, 1, 1, "@write @string @slow"},
+    {"substr",         4, kReadOnly,                               SubstrCommand,       1, 1, 1, "@read @string @slow"},
+    {"incrbyfloat",    3, kWrite | kDenyOom | kFast,               IncrbyfloatCommand,  1, 1, 1, "@write @string @fast"},
+    {"lcs",           -3, kReadOnly,                               LcsCommand,          1, 2, 1, "@read @string @slow"},
+    // Hashes.
+    {"hset",          -4, kWrite | kDenyOom | kFast,               HsetCommand,         1, 1, 1, "@write @hash @fast"},
+    {"hsetnx",         4, kWrite | kDenyOom | kFast,               HsetnxCommand,       1, 1, 1, "@write @hash @fast"},
+    {"hget",           3, kReadOnly | kFast,                       HgetCommand,         1, 1, 1, "@read @hash @fast"},
+    {"hmset",         -4, kWrite | kDenyOom | kFast,               HmsetCommand,        1, 1, 1, "@write @hash @fast"},
+    {"hmget",         -3, kReadOnly | kFast,                       HmgetCommand,        1, 1, 1, "@read @hash @fast"},
+    {"hdel",          -3, kWrite | kFast,                          HdelCommand,         1, 1, 1, "@write @hash @fast"},
+    {"hlen",           2, kReadOnly | kFast,                       HlenCommand,         1, 1, 1, "@read @hash @fast"},
+    {"hstrlen",        3, kReadOnly | kFast,                       HstrlenCommand,      1, 1, 1, "@read @hash @fast"},
+    {"hincrby",        4, kWrite | kDenyOom | kFast,               HincrbyCommand,      1, 1, 1, "@write @hash @fast"},
+    {"hincrbyfloat",   4, kWrite | kDenyOom | kFast,               HincrbyfloatCommand, 1, 1, 1, "@write @hash @fast"},
+    {"hkeys",          2, kReadOnly,                               HkeysCommand,        1, 1, 1, "@read @hash @slow"},
+    {"hvals",          2, kReadOnly,                               HvalsCommand,        1, 1, 1, "@read @hash @slow"},
+    {"hgetall",        2, kReadOnly,                               HgetallCommand,      1, 1, 1, "@read @hash @slow"},
+    {"hexists",        3, kReadOnly | kFast,                       HexistsCommand,      1, 1, 1, "@read @hash @fast"},
+    {"hscan",         -3, kReadOnly,                               HscanCommand,        1, 1, 1, "@read @hash @slow"},
+    {"hrandfield",    -2, kReadOnly,                               HrandfieldCommand,   1, 1, 1, "@read @hash @slow"},
+    // Sets.
+    {"sadd",          -3, kWrite | kDenyOom | kFast,               SaddCommand,         1, 1, 1, "@write @set @fast"},
+    {"srem",          -3, kWrite | kFast,                          SremCommand,         1, 1, 1, "@write @set @fast"},
+    {"smembers",       2, kReadOnly,                               SmembersCommand,     1, 1, 1, "@read @set @slow"},
+    {"sismember",      3, kReadOnly | kFast,                       SismemberCommand,    1, 1, 1, "@read @set @fast"},
+    {"smismember",    -3, kReadOnly | kFast,                       SmismemberCommand,   1, 1, 1, "@read @set @fast"},
+    {"scard",          2, kReadOnly | kFast,                       ScardCommand,        1, 1, 1, "@read @set @fast"},
+    {"spop",          -2, kWrite | kFast,                          SpopCommand,         1, 1, 1, "@write @set @fast"},
+    {"srandmember",   -2, kReadOnly,                               SrandmemberCommand,  1, 1, 1, "@read @set @slow"},
+    {"smove",          4, kWrite | kFast,                          SmoveCommand,        1, 2, 1, "@write @set @fast"},
+    {"sinter",        -2, kReadOnly,                               SinterCommand,       1, -1, 1, "@read @set @slow"},
+    {"sinterstore",   -3, kWrite | kDenyOom,                       SinterstoreCommand,  1, -1, 1, "@write @set @slow"},
+    {"sintercard",    -3, kReadOnly | kMovableKeys,                SintercardCommand,   0, 0, 0, "@read @set @slow"},
+    {"sunion",        -2, kReadOnly,                               SunionCommand,       1, -1, 1, "@read @set @slow"},
+    {"sunionstore",   -3, kWrite | kDenyOom,                       SunionstoreCommand,  1, -1, 1, "@write @set @slow"},
+    {"sdiff",         -2, kReadOnly,                               SdiffCommand,        1, -1, 1, "@read @set @slow"},
+    {"sdiffstore",    -3, kWrite | kDenyOom,                       SdiffstoreCommand,   1, -1, 1, "@write @set @slow"},
+    {"sscan",         -3, kReadOnly,                               SscanCommand,        1, 1, 1, "@read @set @slow"},
+    // Keys of any type.
+    {"rename",         3, kWrite,                                  RenameCommand,       1, 2, 1, "@keyspace @write @slow"},
+    {"renamenx",       3, kWrite | kFast,                          RenamenxCommand,     1, 2, 1, "@keyspace @write @fast"},
+    {"copy",          -3, kWrite | kDenyOom,                       CopyCommand,         1, 2, 1, "@keyspace @write @slow"},
+    {"move",           3, kWrite | kFast,                          MoveCommand,         1, 1, 1, "@keyspace @write @fast"},
+    {"swapdb",         3, kWrite | kFast,                          SwapdbCommand,       0, 0, 0, "@keyspace @write @fast @dangerous"},
+    {"touch",         -2, kReadOnly | kFast,                       TouchCommand,        1, -1, 1, "@keyspace @read @fast"},
+    {"object",        -2, 0,                                       nullptr,             0, 0, 0, "@slow", ObjectSubcommands},
+    {"memory",        -2, 0,                                       nullptr,             0, 0, 0, "@slow", MemorySubcommands},
     {"eval",          -3, kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalCommand, 0, 0, 0, "@slow @scripting"},
     {"evalsha",       -3, kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalshaCommand, 0, 0, 0, "@slow @scripting"},
     {"eval_ro",       -3, kReadOnly | kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalRoCommand, 0, 0, 0, "@slow @scripting"},
@@ -85,7 +143,7 @@ constexpr std::uint32_t NameHash(std::string_view lower) {
 }
 
 // An open-addressing index over kCommandTable, built at compile time.
-constexpr std::size_t kIndexSlots = 256;
+constexpr std::size_t kIndexSlots = 512;
 static_assert(std::size(kCommandTable) < kIndexSlots / 2);
 
 constexpr std::array<const CommandSpec*, kIndexSlots> BuildIndex() {

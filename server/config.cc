@@ -201,7 +201,23 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   }
   if (name == "script-memory-limit") return memory_option(0, c.script_memory_limit);
   if (name == "active-expire-effort") return int_option(1, 10, c.active_expire_effort);
-  if (name == "databases") return int_option(1, 1, c.databases);
+  if (name == "databases") return int_option(1, 1 << 16, c.databases);
+  // The ziplist names are Redis 7.0's aliases for the same options.
+  if (name == "hash-max-listpack-entries" || name == "hash-max-ziplist-entries") {
+    return int_option(0, INT64_MAX, c.encoding.hash_max_listpack_entries);
+  }
+  if (name == "hash-max-listpack-value" || name == "hash-max-ziplist-value") {
+    return int_option(0, INT64_MAX, c.encoding.hash_max_listpack_value);
+  }
+  if (name == "set-max-intset-entries") {
+    return int_option(0, INT64_MAX, c.encoding.set_max_intset_entries);
+  }
+  if (name == "zset-max-listpack-entries" || name == "zset-max-ziplist-entries") {
+    return int_option(0, INT64_MAX, c.encoding.zset_max_listpack_entries);
+  }
+  if (name == "zset-max-listpack-value" || name == "zset-max-ziplist-value") {
+    return int_option(0, INT64_MAX, c.encoding.zset_max_listpack_value);
+  }
   if (name == "protected-mode") {
     if (!one() || !ParseYesNo(a[0], c.protected_mode))
       return Fail(d, "argument must be 'yes' or 'no'");
@@ -356,6 +372,15 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"script-memory-limit", std::to_string(c.script_memory_limit)},
       {"active-expire-effort", std::to_string(c.active_expire_effort)},
       {"databases", std::to_string(c.databases)},
+      {"hash-max-listpack-entries", std::to_string(c.encoding.hash_max_listpack_entries)},
+      {"hash-max-ziplist-entries", std::to_string(c.encoding.hash_max_listpack_entries)},
+      {"hash-max-listpack-value", std::to_string(c.encoding.hash_max_listpack_value)},
+      {"hash-max-ziplist-value", std::to_string(c.encoding.hash_max_listpack_value)},
+      {"set-max-intset-entries", std::to_string(c.encoding.set_max_intset_entries)},
+      {"zset-max-listpack-entries", std::to_string(c.encoding.zset_max_listpack_entries)},
+      {"zset-max-ziplist-entries", std::to_string(c.encoding.zset_max_listpack_entries)},
+      {"zset-max-listpack-value", std::to_string(c.encoding.zset_max_listpack_value)},
+      {"zset-max-ziplist-value", std::to_string(c.encoding.zset_max_listpack_value)},
       {"protected-mode", YesNo(c.protected_mode)},
       {"enable-debug-command", debug},
       {"loglevel", c.loglevel},

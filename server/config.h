@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/encoding_limits.h"
+
 namespace warden::server {
 
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
@@ -45,7 +47,9 @@ struct Config {
   // Cap on the Lua interpreter's memory while a script runs (0: none).
   std::int64_t script_memory_limit = 256LL * 1024 * 1024;
   int active_expire_effort = 1;
-  int databases = 1;
+  int databases = 16;
+  // hash-max-listpack-*, set-max-intset-entries, zset-max-listpack-*.
+  storage::EncodingLimits encoding;
   bool protected_mode = true;
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   std::string loglevel = "notice";

@@ -240,8 +240,8 @@ void Connection::PrefetchAhead(std::string_view data) {
   const std::size_t n = protocol::PeekRequests(data, ahead);
   prefetched_ = n;
   // A lone request gains nothing: its lookup follows at once.
-  if (n < 2 || server_.state().keyspace.size() == 0) return;
-  const storage::Keyspace& keyspace = server_.state().keyspace;
+  const storage::Keyspace& keyspace = server_.state().dbs.db(session_.db);
+  if (n < 2 || keyspace.size() == 0) return;
   for (std::size_t i = 0; i < n; ++i) {
     const std::string_view key = KeyToPrefetch(ahead[i]);
     if (!key.empty()) keyspace.PrefetchBucket(key);

@@ -65,6 +65,31 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 // Redis 8.4 (DELEX, SET IFDEQ/IFDNE): only the digest's length is checked.
+inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kHashNotInteger = "ERR hash value is not an integer";
+inline constexpr std::string_view kHashNotFloat = "ERR hash value is not a float";
+inline constexpr std::string_view kIncrNanOrInf = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kHashNanOrInf = "ERR value is NaN or Infinity";
+inline constexpr std::string_view kOutOfRangePositive =
+    "ERR value is out of range, must be positive";
+inline constexpr std::string_view kOutOfRange = "ERR value is out of range";
+inline constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+inline constexpr std::string_view kOffsetOutOfRange = "ERR offset is out of range";
+inline constexpr std::string_view kStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
+inline constexpr std::string_view kNumkeysZero = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kNumkeysTooMany =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+inline constexpr std::string_view kInvalidFirstDb = "ERR invalid first DB index";
+inline constexpr std::string_view kInvalidSecondDb = "ERR invalid second DB index";
+inline constexpr std::string_view kLcsNotStrings =
+    "ERR The specified keys must contain string values";
+inline constexpr std::string_view kLcsLenAndIdx =
+    "ERR If you want both the length and indexes, please just use IDX.";
 inline constexpr std::string_view kDigestLength = "ERR must be exactly 16 hexadecimal characters";
 
 // Redis formats the texts below with "%s", so an argument shows only up to its first NUL byte.

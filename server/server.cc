@@ -37,6 +37,8 @@ constexpr int kCronRehashBatch = 100;
 // Empty 64 KiB slabs unmapped per cron tick: at hz 10, 5 MB a second. A munmap costs tens of
 // microseconds, so a larger batch shows up in the latency of the tick that runs it.
 constexpr int kCronTrimSlabs = 8;
+// Entries a reclaimer step frees between two looks at the clock.
+constexpr std::size_t kReclaimBatch = 2000;
 
 void CloseAndFree(uv_handle_t* handle) {
   uv_close(handle, [](uv_handle_t* h) { std::free(h); });
@@ -91,7 +93,7 @@ void Server::OnTasksAsync(uv_async_t* async) {
 void Server::AdvanceClock(std::int64_t delta_ms) {
   if (state_.clock_control == nullptr) return;
   state_.clock_control->AdvanceMs(delta_ms);
-  state_.keyspace.ExpireDue(state_.clock.NowMs());
+  state_.dbs.ExpireDue(state_.clock.NowMs());
 }
 
 void Server::PollWhileBusy() {
@@ -374,8 +376,18 @@ void Server::ForEachSession(const std::function<void(const Session&)>& fn) const
 }
 
 void Server::RunExpirySlice() {
-  if (!state_.active_expire_enabled) return;
-  const bool more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
+  bool more = false;
+  if (state_.active_expire_enabled) {
+    more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
+  }
+  // Large values deleted or flushed are freed in slices of the same length.
+  storage::Reclaimer& reclaimer = state_.dbs.reclaimer();
+  if (!reclaimer.idle()) {
+    const std::int64_t start = state_.clock.MonotonicUs();
+    while (reclaimer.Step(kReclaimBatch) && state_.clock.MonotonicUs() - start < kExpirySliceUs) {
+    }
+    more |= !reclaimer.idle();
+  }
   if (more && !expire_idle_active_) {
     uv_idle_start(&expire_idle_, OnExpireIdle);
     expire_idle_active_ = true;
@@ -408,10 +420,10 @@ void Server::OnCron(uv_timer_t* timer) {
   // Like Redis's incrementallyRehash: buckets in small batches for a bounded time, since moving
   // a bucket rehashes its keys and may miss cache on each.
   const std::int64_t start = self->state_.clock.MonotonicUs();
-  while (self->state_.keyspace.RehashSteps(kCronRehashBatch) &&
+  while (self->state_.dbs.RehashSteps(kCronRehashBatch) &&
          self->state_.clock.MonotonicUs() - start < kCronRehashBudgetUs) {
   }
-  self->state_.keyspace.TrimMemory(kCronTrimSlabs);
+  self->state_.dbs.pool().Trim(kCronTrimSlabs);
   self->ClientsCron();
 }
 

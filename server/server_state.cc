@@ -19,8 +19,8 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
     : config(std::move(config_in)),
       clock(clock_in),
       random(InitialSeed(config)),
-      keyspace(random),
-      active_expiry(keyspace, clock,
+      dbs(random, config.databases),
+      active_expiry(dbs, clock,
                     storage::ActiveExpiryOptions{
                         .keys_per_loop = 20 + 5 * (config.active_expire_effort - 1),
                         .acceptable_stale_percent = 10 - (config.active_expire_effort - 1)}),

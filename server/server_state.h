@@ -13,7 +13,7 @@
 #include "server/session.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
-#include "storage/keyspace.h"
+#include "storage/databases.h"
 #include "storage/random.h"
 
 namespace warden::server {
@@ -51,7 +51,7 @@ class ServerState {
   Config config;
   storage::Clock& clock;
   storage::Random random;
-  storage::Keyspace keyspace;
+  storage::Databases dbs;
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   bool active_expire_enabled = true;

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "storage/clock.h"
-#include "storage/keyspace.h"
+#include "storage/databases.h"
 
 namespace warden::storage {
 
@@ -23,11 +23,13 @@ struct ActiveExpiryOptions {
 
 class ActiveExpiry {
  public:
-  ActiveExpiry(Keyspace& keyspace, const Clock& clock, ActiveExpiryOptions options = {})
-      : keyspace_(keyspace), clock_(clock), options_(options) {}
+  ActiveExpiry(Databases& dbs, const Clock& clock, ActiveExpiryOptions options = {})
+      : dbs_(dbs), clock_(clock), options_(options) {}
 
-  // Runs one slice at `now_ms` for at most `budget_us` of real time. Returns true when it stopped
-  // on the budget with expired keys still being found, i.e. another slice should follow soon.
+  // Runs one slice at `now_ms` for at most `budget_us` of real time, over every database in
+  // turn (the next slice starts with the database after the one this slice ended in, as Redis
+  // goes on from its current_db). Returns true when it stopped on the budget with expired keys
+  // still being found, i.e. another slice should follow soon.
   bool RunOnce(std::int64_t now_ms, std::int64_t budget_us);
 
   // Running estimate of the share of sampled keys that were expired, in percent.
@@ -43,8 +45,13 @@ class ActiveExpiry {
   std::uint64_t slices_out_of_budget() const { return slices_out_of_budget_; }
 
  private:
-  Keyspace& keyspace_;
+  enum class DbResult { kDone, kOutOfBudget };
+  DbResult RunDb(Keyspace& keyspace, std::int64_t now_ms, std::int64_t start_us,
+                 std::int64_t budget_us, std::int64_t& sampled_total, std::int64_t& expired_total);
+
+  Databases& dbs_;
   const Clock& clock_;
+  int next_db_ = 0;
   ActiveExpiryOptions options_;
   double stale_percent_ = 0;
   std::int64_t average_ttl_ms_ = 0;

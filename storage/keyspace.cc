@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include "storage/reclaimer.h"
+
 namespace warden::storage {
 namespace {
 
@@ -73,7 +75,12 @@ std::size_t NextPowerOfTwo(std::size_t n) {
 
 }  // namespace
 
-Keyspace::Keyspace(Random& random) : random_(random), seed_(random.Next()) {}
+Keyspace::Keyspace(Random& random, EntryPool* pool, Reclaimer* reclaimer)
+    : random_(random),
+      seed_(random.Next()),
+      own_pool_(pool == nullptr ? std::make_unique<EntryPool>() : nullptr),
+      pool_(pool == nullptr ? *own_pool_ : *pool),
+      reclaimer_(reclaimer) {}
 
 Keyspace::~Keyspace() { Clear(); }
 
@@ -88,7 +95,22 @@ Entry* Keyspace::Allocate(std::size_t bytes) {
   return static_cast<Entry*>(block);
 }
 
-void Keyspace::Free(Entry* entry) { pool_.Free(entry, entry->block_size()); }
+void Keyspace::ReleaseValue(Entry* entry) {
+  if (!IsLarge(entry->encoding())) return;
+  Keyspace* table = entry->table();
+  // Only tables exist among the large values so far.
+  if (reclaimer_ != nullptr) {
+    reclaimer_->Defer(std::unique_ptr<Keyspace>(table));
+  } else {
+    delete table;
+  }
+  entry->encoding_ = static_cast<std::uint32_t>(Encoding::kString);
+}
+
+void Keyspace::Free(Entry* entry) {
+  ReleaseValue(entry);
+  pool_.Free(entry, entry->block_size());
+}
 
 Keyspace::Link* Keyspace::FindLink(std::string_view key, std::uint64_t hash) {
   const Link tag = TagOf(hash);
@@ -168,39 +190,66 @@ void Keyspace::Insert(Entry* entry, std::uint64_t hash) {
   ++table.used;
 }
 
+// Gives `existing` room for `needed` bytes: in place when its block fits, otherwise in a new
+// block (header and key copied, the chain link moved). The value bytes are the caller's to write.
+Entry* Keyspace::Relocate(Entry* existing, std::size_t needed) {
+  const std::size_t old_bytes = existing->block_size();
+  if (EntryPool::Fits(existing, old_bytes, needed)) return existing;
+  Entry* e = Allocate(needed);
+  std::memcpy(e, existing, sizeof(Entry) + existing->key_len_);
+  Link* link = LinkOf(existing, nullptr);
+  *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
+  pool_.Free(existing, old_bytes);
+  return e;
+}
+
+Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encoding) {
+  // A large value stored again (its pointer unchanged) must survive the replacement.
+  if (IsLarge(entry->encoding()) &&
+      !(IsLarge(encoding) && value.size() == sizeof(Keyspace*) &&
+        std::memcmp(value.data(), entry->data() + entry->key_len_, sizeof(Keyspace*)) == 0)) {
+    ReleaseValue(entry);
+  }
+  Entry* e = Relocate(entry, sizeof(Entry) + entry->key_len_ + value.size());
+  std::memmove(e->data() + e->key_len_, value.data(), value.size());
+  e->value_len_ = static_cast<std::uint32_t>(value.size());
+  e->encoding_ = static_cast<std::uint32_t>(encoding);
+  return e;
+}
+
 Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_t deadline_ms,
-                       Entry* existing) {
-  const std::size_t needed = sizeof(Entry) + key.size() + value.size();
+                       Entry* existing, Encoding encoding) {
   if (existing != nullptr) {
-    const std::size_t old_bytes = existing->block_size();
-    if (EntryPool::Fits(existing, old_bytes, needed)) {
-      std::memcpy(existing->data() + existing->key_len_, value.data(), value.size());
-      existing->value_len_ = static_cast<std::uint32_t>(value.size());
-      SetDeadline(existing, deadline_ms);
-      return existing;
-    }
-    Entry* e = Allocate(needed);
-    std::memcpy(e, existing, sizeof(Entry));
-    std::memcpy(e->data(), key.data(), key.size());
-    std::memcpy(e->data() + key.size(), value.data(), value.size());
-    e->value_len_ = static_cast<std::uint32_t>(value.size());
-    Link* link = LinkOf(existing, nullptr);
-    *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
-    pool_.Free(existing, old_bytes);
+    Entry* e = SetValue(existing, value, encoding);
     SetDeadline(e, deadline_ms);
     return e;
   }
   StepIfRehashing();
-  Entry* e = Allocate(needed);
+  Entry* e = Allocate(sizeof(Entry) + key.size() + value.size());
   e->next_ = 0;
   e->deadline_ms_ = kNoDeadline;
   e->key_len_ = static_cast<std::uint32_t>(key.size());
+  e->encoding_ = static_cast<std::uint32_t>(encoding);
   e->value_len_ = static_cast<std::uint32_t>(value.size());
   std::memcpy(e->data(), key.data(), key.size());
   std::memcpy(e->data() + key.size(), value.data(), value.size());
   Insert(e, Hash(key));
   SetDeadline(e, deadline_ms);
   return e;
+}
+
+Entry* Keyspace::MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing) {
+  const std::int64_t deadline = entry->deadline_ms_;
+  const Encoding encoding = entry->encoding();
+  // The value's bytes are copied out before anything is freed: `key` may point into `entry`.
+  std::string value(entry->value());
+  std::string key_copy(key);
+  // The value now belongs to the new entry: unlink the old one without releasing it.
+  entry->encoding_ = static_cast<std::uint32_t>(Encoding::kString);
+  Unlink(entry);
+  pool_.Free(entry, entry->block_size());
+  MaybeShrink();
+  return to.Store(key_copy, value, deadline, existing, encoding);
 }
 
 void Keyspace::SetDeadline(Entry* entry, std::int64_t deadline_ms) {
@@ -258,6 +307,49 @@ void Keyspace::Clear() {
   bucket_bytes_ = 0;
   rehash_index_ = -1;
   volatile_count_ = 0;
+  clear_index_ = 0;
+}
+
+std::unique_ptr<Keyspace> Keyspace::TakeAll() {
+  auto taken = std::make_unique<Keyspace>(random_, &pool_, reclaimer_);
+  Swap(*taken);
+  return taken;
+}
+
+void Keyspace::Swap(Keyspace& other) {
+  std::swap(tables_, other.tables_);
+  std::swap(rehash_index_, other.rehash_index_);
+  std::swap(volatile_count_, other.volatile_count_);
+  std::swap(expire_cursor_, other.expire_cursor_);
+  std::swap(bucket_bytes_, other.bucket_bytes_);
+  std::swap(seed_, other.seed_);  // the tables were placed by their own seed
+  std::swap(clear_index_, other.clear_index_);
+}
+
+bool Keyspace::ClearSome(std::size_t max_entries) {
+  // Whole chains at a time: no link is left pointing at a freed entry. The counts stay as they
+  // were; nothing reads them while the keyspace is being taken apart.
+  for (Table& table : tables_) {
+    if (table.buckets == nullptr) continue;
+    while (clear_index_ < table.size) {
+      Link link = table.buckets[clear_index_];
+      table.buckets[clear_index_++] = 0;
+      while (link != 0) {
+        Entry* e = EntryOf(link);
+        link = e->next_;
+        Free(e);
+        if (max_entries > 0) --max_entries;
+      }
+      if (max_entries == 0) return false;
+    }
+    clear_index_ = 0;
+    std::free(table.buckets);
+    bucket_bytes_ -= table.size * sizeof(Link);
+    table = Table{};
+  }
+  rehash_index_ = -1;
+  volatile_count_ = 0;
+  return true;
 }
 
 void Keyspace::StartResize(std::size_t size) {

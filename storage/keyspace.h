@@ -1,12 +1,17 @@
-// The keyspace: binary-safe string keys and values, each with an optional absolute deadline.
+// The keyspace: binary-safe keys, each holding a typed value and an optional absolute deadline.
+// The same table, with no deadlines, holds the fields of a large hash or the members of a large
+// set (see hash.h and set.h).
 //
-// Layout: each key is one block (Entry) from the keyspace's EntryPool: a 24-byte header followed
-// by the key bytes and the value bytes. Entries are chained in a power-of-two bucket array that
-// resizes incrementally (two tables while a rehash is in progress, a few buckets moved per
-// operation), so a resize of ten million keys never stalls the loop and SCAN keeps its guarantee
-// across it. Every chain link (bucket or next pointer) carries 16 bits of the hash of the key it
-// points to in its unused top bits, so a lookup compares those before it touches an entry: a miss
-// seldom reads one, a hit reads the one it wants.
+// Layout: each key is one block (Entry) from an EntryPool: a 24-byte header followed by the key
+// bytes and the value bytes. The header's encoding says what the value bytes are: a string, a
+// small collection packed inline (packed.h), or, for a large collection, a pointer to the table
+// that holds it, owned by the entry. Freeing such a table can take long, so Erase and
+// overwrites hand it to the Reclaimer (when the keyspace has one), which frees it in slices.
+// Entries are chained in a power-of-two bucket array that resizes incrementally (two tables while a
+// rehash is in progress, a few buckets moved per operation), so a resize of ten million keys never
+// stalls the loop and SCAN keeps its guarantee across it. Every chain link (bucket or next pointer)
+// carries 16 bits of the hash of the key it points to in its unused top bits, so a lookup compares
+// those before it touches an entry: a miss seldom reads one, a hit reads the one it wants.
 //
 // Expiry: a key is expired when now_ms > deadline_ms. Find() and every operation that takes
 // now_ms treat an expired key as absent and remove it (lazy expiry); Peek() and size() do not.
@@ -20,6 +25,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,10 +38,71 @@ namespace warden::storage {
 
 inline constexpr std::int64_t kNoDeadline = 0;
 
+enum class ValueType : std::uint8_t { kString, kHash, kSet, kZset, kList };
+
+// How a value is held; OBJECT ENCODING shows Redis's name for the closest one.
+enum class Encoding : std::uint8_t {
+  kString = 0,
+  kHashPacked,  // inline field, value, field, value... (packed.h)
+  kHashTable,   // a Keyspace* of field -> value
+  kSetInts,     // inline sorted array of int64 (Redis's intset)
+  kSetTable,    // a Keyspace* of members with empty values
+  kZsetPacked,
+  kZsetSorted,
+  kListPacked,
+  kListChunked,
+  // Strings whose OBJECT ENCODING Redis decides by how they were written, not by their bytes:
+  // changed in place by APPEND or SETRANGE ("raw"), or written by INCRBYFLOAT ("embstr" even
+  // for "16"). kString answers by content: int, embstr or raw.
+  kStringRaw,
+  kStringNoInt,
+};
+
+// A large encoding's value bytes are a pointer to the structure that holds the collection.
+constexpr bool IsLarge(Encoding e) {
+  return e == Encoding::kHashTable || e == Encoding::kSetTable || e == Encoding::kZsetSorted ||
+         e == Encoding::kListChunked;
+}
+
+constexpr ValueType TypeOf(Encoding e) {
+  switch (e) {
+    case Encoding::kString:
+    case Encoding::kStringRaw:
+    case Encoding::kStringNoInt:
+      return ValueType::kString;
+    case Encoding::kHashPacked:
+    case Encoding::kHashTable:
+      return ValueType::kHash;
+    case Encoding::kSetInts:
+    case Encoding::kSetTable:
+      return ValueType::kSet;
+    case Encoding::kZsetPacked:
+    case Encoding::kZsetSorted:
+      return ValueType::kZset;
+    case Encoding::kListPacked:
+    case Encoding::kListChunked:
+      return ValueType::kList;
+  }
+  return ValueType::kString;
+}
+
+class Keyspace;
+class Reclaimer;
+
 class Entry {
  public:
   std::string_view key() const { return {data(), key_len_}; }
+  // The value bytes: a string, a packed collection, or (large encodings) a pointer.
   std::string_view value() const { return {data() + key_len_, value_len_}; }
+  Encoding encoding() const { return static_cast<Encoding>(encoding_); }
+  ValueType type() const { return TypeOf(encoding()); }
+  bool is_string() const { return type() == ValueType::kString; }
+  // The table of a kHashTable or kSetTable value.
+  Keyspace* table() const {
+    Keyspace* t;
+    std::memcpy(&t, data() + key_len_, sizeof(t));
+    return t;
+  }
   std::int64_t deadline_ms() const { return deadline_ms_; }
   bool has_deadline() const { return deadline_ms_ != kNoDeadline; }
   bool ExpiredAt(std::int64_t now_ms) const {
@@ -49,7 +118,8 @@ class Entry {
 
   std::uintptr_t next_;  // the next entry of the chain, tagged (see Keyspace::Link)
   std::int64_t deadline_ms_;
-  std::uint32_t key_len_;
+  std::uint32_t key_len_ : 28;
+  std::uint32_t encoding_ : 4;
   std::uint32_t value_len_;
 };
 static_assert(sizeof(Entry) == 24);
@@ -69,11 +139,16 @@ struct KeyspaceStats {
 
 class Keyspace {
  public:
-  // Largest key or value, as Redis's proto-max-bulk-len allows; also fits the 32-bit lengths.
+  // Largest value, as Redis's proto-max-bulk-len allows; also fits the 32-bit lengths.
   static constexpr std::size_t kMaxLength = 0xFFFFFFFFu;
+  // Largest key: the header keeps four bits of the key length for the encoding.
+  static constexpr std::size_t kMaxKeyLength = (std::size_t{1} << 28) - 1;
 
-  // `random` seeds the hash and drives sampling; it must outlive the keyspace.
-  explicit Keyspace(Random& random);
+  // `random` seeds the hash and drives sampling; it must outlive the keyspace. Entries come from
+  // `pool` (shared by the databases and their large values) or, when null, from a pool of the
+  // keyspace's own. Large values that are overwritten or erased go to `reclaimer` when set,
+  // and are freed at once otherwise.
+  explicit Keyspace(Random& random, EntryPool* pool = nullptr, Reclaimer* reclaimer = nullptr);
   ~Keyspace();
   Keyspace(const Keyspace&) = delete;
   Keyspace& operator=(const Keyspace&) = delete;
@@ -92,14 +167,31 @@ class Keyspace {
 
   // Stores `value` under `key` with `deadline_ms` (kNoDeadline for none). `existing` must be what
   // Find(key) just returned (nullptr if absent); it is invalid afterwards. Returns the entry.
+  // A large value's pointer is passed as its value bytes, and the entry takes ownership of it.
+  // The existing entry's own large value, if any, is released (unless it is the one stored).
   Entry* Store(std::string_view key, std::string_view value, std::int64_t deadline_ms,
-               Entry* existing);
+               Entry* existing, Encoding encoding = Encoding::kString);
+  // Replaces an entry's value in place, keeping its key and deadline; returns the entry, which
+  // may have moved. `value` must not point into the entry. The old large value, if any, is released
+  // unless it is the one stored.
+  Entry* SetValue(Entry* entry, std::string_view value, Encoding encoding);
+  // Moves `entry` (of this keyspace) to `key` in `to`, which may be this keyspace: the value,
+  // large or not, and the deadline go with it. `existing` is what to.Find(key) returned; it is
+  // replaced. `entry` is invalid afterwards. Returns the new entry.
+  Entry* MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing);
   void SetDeadline(Entry* entry, std::int64_t deadline_ms);
   // Removes the entry; it is invalid afterwards.
   void Erase(Entry* entry);
   // Removes `key` if present and live; returns whether a live key was removed.
   bool Erase(std::string_view key, std::int64_t now_ms);
   void Clear();
+  // Hands every key to a new keyspace (same pool and reclaimer) and leaves this one empty: a
+  // FLUSHDB that the reclaimer finishes in slices.
+  std::unique_ptr<Keyspace> TakeAll();
+  // Frees up to `max_entries` entries of a keyspace being taken apart; true once it is empty.
+  bool ClearSome(std::size_t max_entries);
+  // Exchanges the contents of two keyspaces that share a pool and reclaimer (SWAPDB).
+  void Swap(Keyspace& other);
 
   // One SCAN call: collects whole buckets from `cursor` on until at least `count` entries are
   // collected, the cursor wraps to 0, or count * 10 buckets were visited. Returns the next cursor.
@@ -115,6 +207,18 @@ class Keyspace {
     for (const Table& t : tables_) {
       for (std::size_t i = 0; i < t.size; ++i) {
         for (Link l = t.buckets[i]; l != 0; l = EntryOf(l)->next_) fn(*EntryOf(l));
+      }
+    }
+  }
+
+  // Calls fn(const Entry&) for entries, expired or not, until it returns false.
+  template <typename Fn>
+  void ForEachUntil(Fn&& fn) const {
+    for (const Table& t : tables_) {
+      for (std::size_t i = 0; i < t.size; ++i) {
+        for (Link l = t.buckets[i]; l != 0; l = EntryOf(l)->next_) {
+          if (!fn(*EntryOf(l))) return;
+        }
       }
     }
   }
@@ -141,8 +245,17 @@ class Keyspace {
   // cron tick, so a mass expiry returns its memory without a stall).
   std::size_t TrimMemory(std::size_t max_slabs) { return pool_.Trim(max_slabs); }
 
-  // Bytes held by entries (as their size classes count them) and bucket arrays.
+  // Bytes held by the pool's entries (shared by every keyspace on the pool) and this keyspace's
+  // bucket arrays.
   std::size_t memory_bytes() const { return pool_.bytes_in_use() + bucket_bytes_; }
+  std::size_t bucket_bytes() const { return bucket_bytes_; }
+  // Bytes of one entry's block, as its size class counts it.
+  static std::size_t BlockBytes(const Entry& e) { return e.block_size(); }
+  // A buffer for rebuilding packed values, reused so updates do not allocate.
+  std::string& scratch() { return scratch_; }
+  Random& random() { return random_; }
+  EntryPool& pool() { return pool_; }
+  Reclaimer* reclaimer() { return reclaimer_; }
 
  private:
   // An Entry* in the low 48 bits, which is all user-space addresses use on x86-64 and AArch64;
@@ -189,9 +302,15 @@ class Keyspace {
   }
   std::uint64_t ScanStep(std::uint64_t cursor, std::vector<Entry*>& out) const;
 
+  // Frees the large value an entry owns (now or through the reclaimer).
+  void ReleaseValue(Entry* entry);
+  Entry* Relocate(Entry* existing, std::size_t needed);
+
   Random& random_;
   std::uint64_t seed_;
-  EntryPool pool_;
+  std::unique_ptr<EntryPool> own_pool_;
+  EntryPool& pool_;
+  Reclaimer* reclaimer_;
   Table tables_[2];
   std::int64_t rehash_index_ = -1;  // next bucket of tables_[0] to move, -1 when not resizing
   std::size_t volatile_count_ = 0;
@@ -199,6 +318,8 @@ class Keyspace {
   std::vector<Entry*> sweep_;        // one sweep step's entries, reused
   KeyspaceStats stats_;
   std::size_t bucket_bytes_ = 0;
+  std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]
+  std::string scratch_;
 };
 
 }  // namespace warden::storage

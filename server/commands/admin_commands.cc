@@ -116,7 +116,7 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   Field(out, "used_memory_human", HumanBytes(used));
   Field(out, "used_memory_rss", static_cast<std::int64_t>(rss));
   Field(out, "used_memory_rss_human", HumanBytes(rss));
-  Field(out, "used_memory_dataset", static_cast<std::int64_t>(ctx.server.keyspace.memory_bytes()));
+  Field(out, "used_memory_dataset", static_cast<std::int64_t>(ctx.server.dbs.memory_bytes()));
   Field(out, "used_memory_lua", "0");
   Field(out, "maxmemory", "0");
   Field(out, "maxmemory_human", "0B");
@@ -145,7 +145,7 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "total_net_input_bytes", static_cast<std::int64_t>(s.stats.total_net_input_bytes));
   Field(out, "total_net_output_bytes", static_cast<std::int64_t>(s.stats.total_net_output_bytes));
   Field(out, "rejected_connections", static_cast<std::int64_t>(s.stats.rejected_connections));
-  Field(out, "expired_keys", static_cast<std::int64_t>(s.keyspace.stats().expired_keys));
+  Field(out, "expired_keys", static_cast<std::int64_t>(s.dbs.expired_keys()));
   char stale[32];
   std::snprintf(stale, sizeof(stale), "%.2f", s.active_expiry.stale_percent());
   Field(out, "expired_stale_perc", stale);
@@ -193,11 +193,12 @@ void ClusterSection(const CommandContext&, std::string& out) {
 }
 
 void KeyspaceSection(const CommandContext& ctx, std::string& out) {
-  const storage::Keyspace& keyspace = ctx.server.keyspace;
   out.append("# Keyspace\r\n");
-  if (keyspace.size() > 0) {
+  for (int i = 0; i < ctx.server.dbs.count(); ++i) {
+    const storage::Keyspace& keyspace = ctx.server.dbs.db(i);
+    if (keyspace.size() == 0) continue;
     char line[128];
-    std::snprintf(line, sizeof(line), "db0:keys=%zu,expires=%zu,avg_ttl=%" PRId64 "\r\n",
+    std::snprintf(line, sizeof(line), "db%d:keys=%zu,expires=%zu,avg_ttl=%" PRId64 "\r\n", i,
                   keyspace.size(), keyspace.volatile_size(),
                   ctx.server.active_expiry.average_ttl_ms());
     out.append(line);

@@ -17,6 +17,68 @@ void DecrCommand(CommandContext& ctx);
 void DecrbyCommand(CommandContext& ctx);
 void DelexCommand(CommandContext& ctx);
 void DigestCommand(CommandContext& ctx);
+void MsetCommand(CommandContext& ctx);
+void MsetnxCommand(CommandContext& ctx);
+void MgetCommand(CommandContext& ctx);
+void GetdelCommand(CommandContext& ctx);
+void GetexCommand(CommandContext& ctx);
+void GetsetCommand(CommandContext& ctx);
+void IncrbyfloatCommand(CommandContext& ctx);
+
+// string_range_commands.cc
+void AppendCommand(CommandContext& ctx);
+void StrlenCommand(CommandContext& ctx);
+void GetrangeCommand(CommandContext& ctx);
+void SetrangeCommand(CommandContext& ctx);
+void SubstrCommand(CommandContext& ctx);
+void LcsCommand(CommandContext& ctx);
+
+// hash_commands.cc
+void HsetCommand(CommandContext& ctx);
+void HsetnxCommand(CommandContext& ctx);
+void HgetCommand(CommandContext& ctx);
+void HmsetCommand(CommandContext& ctx);
+void HmgetCommand(CommandContext& ctx);
+void HdelCommand(CommandContext& ctx);
+void HlenCommand(CommandContext& ctx);
+void HstrlenCommand(CommandContext& ctx);
+void HincrbyCommand(CommandContext& ctx);
+void HincrbyfloatCommand(CommandContext& ctx);
+void HkeysCommand(CommandContext& ctx);
+void HvalsCommand(CommandContext& ctx);
+void HgetallCommand(CommandContext& ctx);
+void HexistsCommand(CommandContext& ctx);
+void HscanCommand(CommandContext& ctx);
+void HrandfieldCommand(CommandContext& ctx);
+
+// set_commands.cc
+void SaddCommand(CommandContext& ctx);
+void SremCommand(CommandContext& ctx);
+void SmembersCommand(CommandContext& ctx);
+void SismemberCommand(CommandContext& ctx);
+void SmismemberCommand(CommandContext& ctx);
+void ScardCommand(CommandContext& ctx);
+void SpopCommand(CommandContext& ctx);
+void SrandmemberCommand(CommandContext& ctx);
+void SmoveCommand(CommandContext& ctx);
+void SinterCommand(CommandContext& ctx);
+void SinterstoreCommand(CommandContext& ctx);
+void SintercardCommand(CommandContext& ctx);
+void SunionCommand(CommandContext& ctx);
+void SunionstoreCommand(CommandContext& ctx);
+void SdiffCommand(CommandContext& ctx);
+void SdiffstoreCommand(CommandContext& ctx);
+void SscanCommand(CommandContext& ctx);
+
+// key_move_commands.cc
+void RenameCommand(CommandContext& ctx);
+void RenamenxCommand(CommandContext& ctx);
+void CopyCommand(CommandContext& ctx);
+void MoveCommand(CommandContext& ctx);
+void SwapdbCommand(CommandContext& ctx);
+
+// object_commands.cc (and the OBJECT and MEMORY subcommands)
+void TouchCommand(CommandContext& ctx);
 
 // expire_commands.cc
 void ExpireCommand(CommandContext& ctx);

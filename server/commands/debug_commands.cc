@@ -12,6 +12,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
+#include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/scripting/script_engine.h"
@@ -87,21 +88,19 @@ void DebugSetActiveExpire(CommandContext& ctx) {
 }
 
 void DebugObject(CommandContext& ctx) {
-  const storage::Entry* e = ctx.keyspace().Find(ctx.arg(2), ctx.now_ms);
+  // Redis reads its dictionary directly: a key past its deadline that active expiry has not
+  // removed yet is still described.
+  const storage::Entry* e = ctx.keyspace().Peek(ctx.arg(2));
   if (e == nullptr) {
     ctx.reply.Error(errors::kNoSuchKey);
     return;
   }
   char line[160];
-  const std::string_view value = e->value();
-  std::int64_t n = 0;
-  const char* encoding = protocol::ParseStrictInt64(value, n) ? "int"
-                         : value.size() <= 44                 ? "embstr"
-                                                              : "raw";
   std::snprintf(line, sizeof(line),
                 "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 "
                 "lru_seconds_idle:0",
-                static_cast<const void*>(e), encoding, value.size() + 1);
+                static_cast<const void*>(e), std::string(EncodingName(*e)).c_str(),
+                e->value().size() + 1);
   ctx.reply.Status(line);
 }
 
@@ -145,7 +144,7 @@ void DebugClock(CommandContext& ctx) {
     clock->AdvanceMs(value);
     // A lease of exactly the time advanced is over: expire it now rather than a millisecond
     // later, so "SET NX PX 30000, ADVANCE 30000, SET NX" succeeds at once.
-    ctx.keyspace().ExpireDue(clock->NowMs());
+    ctx.server.dbs.ExpireDue(clock->NowMs());
   } else if (ArgIs(action, "real") && ctx.argc() == 3) {
     clock->Real();
   } else {
@@ -156,11 +155,11 @@ void DebugClock(CommandContext& ctx) {
 }
 
 void DebugActiveExpireCycle(CommandContext& ctx) {
-  const std::uint64_t before = ctx.keyspace().stats().expired_keys;
+  const std::uint64_t before = ctx.server.dbs.expired_keys();
   // Slices until one finds no more than the acceptable share of expired keys.
   while (ctx.server.active_expiry.RunOnce(ctx.server.clock.NowMs(), 1000)) {
   }
-  ctx.reply.Integer(static_cast<std::int64_t>(ctx.keyspace().stats().expired_keys - before));
+  ctx.reply.Integer(static_cast<std::int64_t>(ctx.server.dbs.expired_keys() - before));
 }
 
 void DebugDropClients(CommandContext& ctx) {
@@ -174,7 +173,7 @@ void DebugSimulateRestart(CommandContext& ctx) {
     ctx.reply.Error("ERR DEBUG SIMULATE-RESTART is not allowed from scripts");
     return;
   }
-  ctx.keyspace().Clear();
+  ctx.server.dbs.FlushAll();
   ctx.server.active_expiry.ResetStats();
   ctx.server.scripts->Flush();
   ctx.server.faults = {};

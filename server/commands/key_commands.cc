@@ -1,5 +1,6 @@
 // Commands over keys regardless of their value: DEL, EXISTS, TYPE, SCAN, KEYS, RANDOMKEY,
-// DBSIZE, FLUSHDB and FLUSHALL.
+// DBSIZE, FLUSHDB and FLUSHALL; and the cursor and option parsing SCAN shares with HSCAN and
+// SSCAN.
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
+#include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "storage/glob.h"
 
@@ -33,7 +35,77 @@ bool ParseScanCursor(std::string_view arg, std::uint64_t& cursor) {
   return true;
 }
 
+std::string_view TypeName(storage::ValueType type) {
+  switch (type) {
+    case storage::ValueType::kString:
+      return "string";
+    case storage::ValueType::kHash:
+      return "hash";
+    case storage::ValueType::kSet:
+      return "set";
+    case storage::ValueType::kZset:
+      return "zset";
+    case storage::ValueType::kList:
+      return "list";
+  }
+  return "none";
+}
+
+// The most elements SRANDMEMBER or HRANDFIELD with a negative count may return.
+constexpr std::int64_t kMaxRandomCount = 10'000'000;
+
 }  // namespace
+
+bool ScanCursorArg(CommandContext& ctx, std::string_view arg, std::uint64_t& cursor) {
+  if (ParseScanCursor(arg, cursor)) return true;
+  ctx.reply.Error(errors::kInvalidCursor);
+  return false;
+}
+
+void ScanReplyHeader(CommandContext& ctx, std::uint64_t cursor) {
+  ctx.reply.ArrayHeader(2);
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof(digits), cursor).ptr;
+  ctx.reply.Bulk(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+}
+
+bool ParseValueScanOptions(CommandContext& ctx, std::size_t first, ValueScanOptions& out) {
+  for (std::size_t i = first; i < ctx.argc(); i += 2) {
+    const std::string_view opt = ctx.arg(i);
+    const bool has_value = i + 1 < ctx.argc();
+    if (has_value && ArgIs(opt, "count")) {
+      std::int64_t count = 0;
+      if (!IntegerArg(ctx, ctx.arg(i + 1), count)) return false;
+      if (count < 1) {
+        ctx.reply.Error(errors::kSyntax);
+        return false;
+      }
+      out.count = static_cast<std::size_t>(count);
+    } else if (has_value && ArgIs(opt, "match")) {
+      out.pattern = ctx.arg(i + 1);
+      out.use_pattern = out.pattern != "*";
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count) {
+  if (!IntegerArg(ctx, arg, count)) return false;
+  if (count == INT64_MIN) {
+    ctx.reply.Error(errors::kCountOutOfRange);
+    return false;
+  }
+  return true;
+}
+
+bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count) {
+  if (count >= -kMaxRandomCount) return true;
+  ctx.reply.Error(errors::kOutOfRange);
+  return false;
+}
 
 void DelCommand(CommandContext& ctx) {
   std::int64_t deleted = 0;
@@ -53,8 +125,8 @@ void ExistsCommand(CommandContext& ctx) {
 }
 
 void TypeCommand(CommandContext& ctx) {
-  const bool exists = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms) != nullptr;
-  ctx.reply.Status(exists ? "string" : "none");
+  const Entry* e = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  ctx.reply.Status(e != nullptr ? TypeName(e->type()) : "none");
 }
 
 void ScanCommand(CommandContext& ctx) {
@@ -109,13 +181,10 @@ void ScanCommand(CommandContext& ctx) {
       keyspace.Erase(e);
       continue;
     }
-    if (use_type && !ArgIs(type, "string")) continue;
+    if (use_type && !ArgIs(type, TypeName(e->type()))) continue;
     found[kept++] = e;
   }
-  ctx.reply.ArrayHeader(2);
-  char digits[24];
-  const char* end = std::to_chars(digits, digits + sizeof(digits), cursor).ptr;
-  ctx.reply.Bulk(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+  ScanReplyHeader(ctx, cursor);
   ctx.reply.ArrayHeader(kept + removed_none.size());
   for (std::size_t i = 0; i < kept; ++i) ctx.reply.Bulk(found[i]->key());
   for (const std::string& key : removed_none) ctx.reply.Bulk(key);
@@ -149,14 +218,19 @@ void DbsizeCommand(CommandContext& ctx) {
 }
 
 void FlushdbCommand(CommandContext& ctx) {
-  // FLUSHDB and FLUSHALL: no argument, ASYNC or SYNC. With one database they are the same.
+  // FLUSHDB and FLUSHALL: no argument, ASYNC or SYNC. Either way the call returns at once: a
+  // large database is freed in slices by the reclaimer.
   if (ctx.argc() > 2 ||
       (ctx.argc() == 2 && !ArgIs(ctx.arg(1), "async") && !ArgIs(ctx.arg(1), "sync"))) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  ctx.keyspace().Clear();
-  ctx.server.active_expiry.ResetStats();
+  if (ctx.spec.name == "flushall") {
+    ctx.server.dbs.FlushAll();
+    ctx.server.active_expiry.ResetStats();
+  } else {
+    ctx.server.dbs.Flush(ctx.session.db);
+  }
   ctx.reply.Ok();
 }
 

@@ -1,14 +1,21 @@
-// SET and its relatives, GET, the INCR family, and Redis 8.4's DELEX and DIGEST.
+// SET and its relatives, GET and its relatives (GETDEL, GETEX, GETSET), MSET, MSETNX, MGET, the
+// INCR family with INCRBYFLOAT, and Redis 8.4's DELEX and DIGEST.
 #include <xxhash.h>
 
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/commands/set_options.h"
+#include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 
 namespace warden::server {
@@ -78,6 +85,14 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
                 const SetOptions& options, std::int64_t deadline_ms) {
   storage::Keyspace& keyspace = ctx.keyspace();
   Entry* entry = keyspace.Find(key, ctx.now_ms);
+  // SET overwrites any type, but what GET or a value condition would read must be a string.
+  const bool reads_value = options.get || (options.condition != SetCondition::kNone &&
+                                           options.condition != SetCondition::kNx &&
+                                           options.condition != SetCondition::kXx);
+  if (reads_value && entry != nullptr && !entry->is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return;
+  }
   const ConditionResult condition = CheckCondition(options.condition, options.operand, entry);
   if (condition == ConditionResult::kBadDigest) {
     ctx.reply.Error(errors::kDigestLength);
@@ -101,17 +116,11 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   if (!options.get) ctx.reply.Ok();
 }
 
-// Reads an integer argument or replies Redis's not-an-integer error.
-bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
-  if (protocol::ParseStrictInt64(arg, out)) return true;
-  ctx.reply.Error(errors::kNotInteger);
-  return false;
-}
-
 void IncrBy(CommandContext& ctx, std::int64_t increment) {
   storage::Keyspace& keyspace = ctx.keyspace();
   const std::string_view key = ctx.arg(1);
-  Entry* entry = keyspace.Find(key, ctx.now_ms);
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, key, storage::ValueType::kString, entry)) return;
   std::int64_t value = 0;
   if (entry != nullptr && !protocol::ParseStrictInt64(entry->value(), value)) {
     ctx.reply.Error(errors::kNotInteger);
@@ -144,7 +153,81 @@ void SetWithExpire(CommandContext& ctx, std::int64_t unit_ms) {
   StoreValue(ctx, ctx.arg(1), ctx.arg(3), SetOptions{}, deadline);
 }
 
+// GETEX's options after the key, as Redis's parseExtendedStringArguments reads them for a GET:
+// one of EX, PX, EXAT, PXAT (the same one may repeat, the last wins) or PERSIST.
+struct GetexOptions {
+  SetExpiry expiry = SetExpiry::kNone;
+  std::string_view expire_arg;
+  bool persist = false;
+};
+
+bool ParseGetexOptions(std::span<const std::string_view> args, GetexOptions& out) {
+  for (std::size_t j = 0; j < args.size(); ++j) {
+    const std::string_view opt = args[j];
+    const bool has_next = j + 1 < args.size();
+    if (ArgIs(opt, "persist") && out.expiry == SetExpiry::kNone) {
+      out.persist = true;
+    } else if (has_next && !out.persist &&
+               (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") || ArgIs(opt, "pxat"))) {
+      const SetExpiry kind = ArgIs(opt, "ex")     ? SetExpiry::kEx
+                             : ArgIs(opt, "px")   ? SetExpiry::kPx
+                             : ArgIs(opt, "exat") ? SetExpiry::kExat
+                                                  : SetExpiry::kPxat;
+      if (out.expiry != SetExpiry::kNone && out.expiry != kind) return false;
+      out.expiry = kind;
+      out.expire_arg = args[++j];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// MSET and MSETNX: the pairs after the command name; an odd count is an arity error.
+bool CheckPairs(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 1) return true;
+  errors::WrongArity(ctx.reply, ctx.spec.name);
+  return false;
+}
+
 }  // namespace
+
+bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
+  if (protocol::ParseStrictInt64(arg, out)) return true;
+  ctx.reply.Error(errors::kNotInteger);
+  return false;
+}
+
+bool ParseLongDouble(std::string_view text, long double& out) {
+  // Redis's string2ld: strtold over a NUL-terminated copy, so bytes after a NUL are ignored.
+  if (text.empty() || text.size() >= 5 * 1024) return false;
+  const std::string copy(text);
+  const char* begin = copy.c_str();
+  if (std::isspace(static_cast<unsigned char>(begin[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long double value = std::strtold(begin, &end);
+  if (*end != '\0' || std::isnan(value)) return false;
+  if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || value == 0)) return false;
+  if (errno == EINVAL) return false;
+  out = value;
+  return true;
+}
+
+std::string_view FormatLongDouble(long double value, char (&buf)[5200]) {
+  int len = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  if (len < 0 || static_cast<std::size_t>(len) >= sizeof(buf)) len = 0;
+  std::string_view text(buf, static_cast<std::size_t>(len));
+  if (text.find('.') != std::string_view::npos) {
+    while (!text.empty() && text.back() == '0') text.remove_suffix(1);
+    if (!text.empty() && text.back() == '.') text.remove_suffix(1);
+  }
+  if (text == "-0") {
+    buf[0] = '0';
+    text = std::string_view(buf, 1);
+  }
+  return text;
+}
 
 bool ComputeDeadline(std::int64_t value, std::int64_t unit_ms, bool relative, std::int64_t now_ms,
                      std::int64_t& deadline_ms) {
@@ -239,7 +322,8 @@ void SetexCommand(CommandContext& ctx) { SetWithExpire(ctx, 1000); }
 void PsetexCommand(CommandContext& ctx) { SetWithExpire(ctx, 1); }
 
 void GetCommand(CommandContext& ctx) {
-  const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ++ctx.server.stats.keyspace_misses;
     ctx.reply.Null();
@@ -286,6 +370,10 @@ void DelexCommand(CommandContext& ctx) {
     ctx.reply.Integer(1);
     return;
   }
+  if (!entry->is_string()) {
+    ctx.reply.Error(errors::kWrongType);
+    return;
+  }
   const std::string_view opt = ctx.arg(2);
   SetCondition condition;
   if (ArgIs(opt, "ifeq")) {
@@ -315,7 +403,8 @@ void DelexCommand(CommandContext& ctx) {
 }
 
 void DigestCommand(CommandContext& ctx) {
-  const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Null();
     return;
@@ -323,6 +412,136 @@ void DigestCommand(CommandContext& ctx) {
   char digest[17];
   FormatDigest(entry->value(), digest);
   ctx.reply.Bulk(std::string_view(digest, kDigestLength));
+}
+
+}  // namespace warden::server
+
+namespace warden::server {
+
+void MsetCommand(CommandContext& ctx) {
+  if (!CheckPairs(ctx)) return;
+  storage::Keyspace& keyspace = ctx.keyspace();
+  for (std::size_t i = 1; i < ctx.argc(); i += 2) {
+    keyspace.Store(ctx.arg(i), ctx.arg(i + 1), kNoDeadline, keyspace.Find(ctx.arg(i), ctx.now_ms));
+  }
+  ctx.reply.Ok();
+}
+
+void MsetnxCommand(CommandContext& ctx) {
+  if (!CheckPairs(ctx)) return;
+  storage::Keyspace& keyspace = ctx.keyspace();
+  for (std::size_t i = 1; i < ctx.argc(); i += 2) {
+    if (keyspace.Find(ctx.arg(i), ctx.now_ms) != nullptr) {
+      ctx.reply.Integer(0);
+      return;
+    }
+  }
+  // A key named twice gets its last value.
+  for (std::size_t i = 1; i < ctx.argc(); i += 2) {
+    keyspace.Store(ctx.arg(i), ctx.arg(i + 1), kNoDeadline, keyspace.Find(ctx.arg(i), ctx.now_ms));
+  }
+  ctx.reply.Integer(1);
+}
+
+void MgetCommand(CommandContext& ctx) {
+  storage::Keyspace& keyspace = ctx.keyspace();
+  ctx.reply.ArrayHeader(ctx.argc() - 1);
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    const Entry* entry = keyspace.Find(ctx.arg(i), ctx.now_ms);
+    // A key of another type reads as missing, never as an error.
+    if (entry == nullptr || !entry->is_string()) {
+      ++ctx.server.stats.keyspace_misses;
+      ctx.reply.Null();
+    } else {
+      ++ctx.server.stats.keyspace_hits;
+      ctx.reply.Bulk(entry->value());
+    }
+  }
+}
+
+void GetdelCommand(CommandContext& ctx) {
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Bulk(entry->value());
+  ctx.keyspace().Erase(entry);
+}
+
+void GetexCommand(CommandContext& ctx) {
+  GetexOptions options;
+  if (!ParseGetexOptions(ctx.args.subspan(2), options)) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  std::int64_t deadline = kNoDeadline;
+  if (options.expiry != SetExpiry::kNone) {
+    std::int64_t value = 0;
+    if (!IntegerArg(ctx, options.expire_arg, value)) return;
+    const bool seconds = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kExat;
+    const bool relative = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kPx;
+    if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? ctx.live_now_ms() : 0,
+                         deadline)) {
+      errors::InvalidExpireTime(ctx.reply, "getex");
+      return;
+    }
+  }
+  ctx.reply.Bulk(entry->value());
+  storage::Keyspace& keyspace = ctx.keyspace();
+  if (options.expiry == SetExpiry::kExat || options.expiry == SetExpiry::kPxat) {
+    // Unlike SET, a deadline already past deletes the key.
+    if (deadline <= ctx.live_now_ms()) {
+      keyspace.Erase(entry);
+      return;
+    }
+  }
+  if (options.expiry != SetExpiry::kNone) {
+    keyspace.SetDeadline(entry, deadline);
+  } else if (options.persist) {
+    keyspace.SetDeadline(entry, kNoDeadline);
+  }
+}
+
+void GetsetCommand(CommandContext& ctx) {
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(entry->value());
+  }
+  // GETSET is SET ... GET: the TTL goes.
+  ctx.keyspace().Store(ctx.arg(1), ctx.arg(2), kNoDeadline, entry);
+}
+
+void IncrbyfloatCommand(CommandContext& ctx) {
+  Entry* entry = nullptr;
+  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  long double value = 0;
+  long double increment = 0;
+  if ((entry != nullptr && !ParseLongDouble(entry->value(), value)) ||
+      !ParseLongDouble(ctx.arg(2), increment)) {
+    ctx.reply.Error(errors::kNotFloat);
+    return;
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value)) {
+    ctx.reply.Error(errors::kIncrNanOrInf);
+    return;
+  }
+  char buf[5200];
+  const std::string_view text = FormatLongDouble(value, buf);
+  const std::int64_t deadline = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
+  ctx.keyspace().Store(ctx.arg(1), text, deadline, entry, storage::Encoding::kStringNoInt);
+  ctx.reply.Bulk(text);
 }
 
 }  // namespace warden::server

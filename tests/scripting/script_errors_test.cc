@@ -125,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"return redis.call('set', 'k', 'v', 'BADOPT')", "ERR syntax error", 1},
         ErrorCase{"\nlocal x = 1\nreturn redis.call('nosuch')",
                   "ERR Unknown Redis command called from script", 3},
-        ErrorCase{"return redis.call('select', '1')", "ERR DB index is out of range", 1},
+        ErrorCase{"return redis.call('select', '16')", "ERR DB index is out of range", 1},
         ErrorCase{"return redis.pcall('nosuch')", "ERR Unknown Redis command called from script",
                   0},
         ErrorCase{"return redis.pcall('set', 'k', 'v', 'EX', '0')",

@@ -64,7 +64,7 @@ TEST_F(ConfigCommandsTest, ClassRulesOfConfigGetGlob) {
 TEST_F(ConfigCommandsTest, DefaultsClientsRead) {
   EXPECT_EQ(Run({"CONFIG", "GET", "maxmemory-policy"}),
             "*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n");
-  EXPECT_EQ(Run({"CONFIG", "GET", "databases"}), "*2\r\n$9\r\ndatabases\r\n$1\r\n1\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "databases"}), "*2\r\n$9\r\ndatabases\r\n$2\r\n16\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "appendonly"}), "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "save"}), "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "proto-max-bulk-len"}),

@@ -251,7 +251,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"port", {"65536"}}, BadValueCase{"port", {"-1"}}, BadValueCase{"port", {"+1"}},
         BadValueCase{"port", {"7000", "7001"}}, BadValueCase{"port", {}}, BadValueCase{"hz", {"0"}},
         BadValueCase{"hz", {"501"}}, BadValueCase{"maxclients", {"0"}},
-        BadValueCase{"active-expire-effort", {"11"}}, BadValueCase{"databases", {"16"}},
+        BadValueCase{"active-expire-effort", {"11"}}, BadValueCase{"databases", {"0"}},
         BadValueCase{"bind", {}}, BadValueCase{"proto-max-bulk-len", {"1kb"}},
         BadValueCase{"proto-max-bulk-len", {"1tb"}},
         BadValueCase{"client-query-buffer-limit", {"1.5gb"}},

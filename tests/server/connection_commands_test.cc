@@ -74,9 +74,23 @@ TEST_F(ConnectionCommandsTest, ResetArity) {
 
 TEST_F(ConnectionCommandsTest, SelectZero) { EXPECT_EQ(Run({"SELECT", "0"}), "+OK\r\n"); }
 
-TEST_F(ConnectionCommandsTest, SelectOtherDatabaseIsOutOfRange) {
-  EXPECT_EQ(Run({"SELECT", "1"}), "-ERR DB index is out of range\r\n");
+TEST_F(ConnectionCommandsTest, SelectEachOfSixteenDatabases) {
+  EXPECT_EQ(Run({"SELECT", "1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SELECT", "15"}), "+OK\r\n");
+}
+
+TEST_F(ConnectionCommandsTest, SelectPastTheLastDatabaseIsOutOfRange) {
+  EXPECT_EQ(Run({"SELECT", "16"}), "-ERR DB index is out of range\r\n");
   EXPECT_EQ(Run({"SELECT", "-1"}), "-ERR DB index is out of range\r\n");
+}
+
+TEST_F(ConnectionCommandsTest, SelectedDatabaseHoldsItsOwnKeys) {
+  Run({"SET", "k", "zero"});
+  Run({"SELECT", "3"});
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  Run({"SET", "k", "three"});
+  Run({"SELECT", "0"});
+  EXPECT_EQ(Run({"GET", "k"}), "$4\r\nzero\r\n");
 }
 
 TEST_F(ConnectionCommandsTest, SelectNotInteger) {
@@ -208,7 +222,7 @@ TEST_F(AuthRequiredTest, CommandsBeforeAuthGetNoauth) {
 TEST_F(AuthRequiredTest, NoauthCommandDoesNotRun) {
   Run({"SET", "k", "v"});
 
-  EXPECT_EQ(state_.keyspace.size(), 0u);
+  EXPECT_EQ(state_.dbs.db(0).size(), 0u);
 }
 
 TEST_F(AuthRequiredTest, UnknownCommandAndArityComeBeforeNoauth) {

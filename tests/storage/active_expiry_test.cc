@@ -47,8 +47,9 @@ class ActiveExpiryTest : public ::testing::Test {
 
   TickingClock clock_;
   Random random_{7};
-  Keyspace keyspace_{random_};
-  ActiveExpiry expiry_{keyspace_, clock_};
+  Databases dbs_{random_, 2};
+  Keyspace& keyspace_ = dbs_.db(0);
+  ActiveExpiry expiry_{dbs_, clock_};
 };
 
 // A budget that the first check (after the first loop) always finds spent.
@@ -156,7 +157,7 @@ TEST_F(ActiveExpiryTest, AverageTtlOfSampledLiveKeys) {
 }
 
 TEST_F(ActiveExpiryTest, KeysPerLoopOptionSetsSampleSize) {
-  ActiveExpiry expiry(keyspace_, clock_, ActiveExpiryOptions{.keys_per_loop = 5});
+  ActiveExpiry expiry(dbs_, clock_, ActiveExpiryOptions{.keys_per_loop = 5});
   PutMany("dead", 1000, now() + 10);
   clock_.AdvanceMs(11);
 

@@ -1,0 +1,223 @@
+// TOUCH, and the OBJECT and MEMORY containers: what a value looks like inside.
+#include <string>
+
+#include "protocol/request_parser.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/commands/typed_lookup.h"
+#include "server/errors.h"
+#include "storage/hash.h"
+#include "storage/set.h"
+
+namespace warden::server {
+
+std::string_view EncodingName(const storage::Entry& e) {
+  using storage::Encoding;
+  switch (e.encoding()) {
+    case Encoding::kString: {
+      // Redis's tryObjectEncoding: a canonical integer of at most 20 characters is shared or
+      // int-encoded; otherwise up to 44 bytes live with the object header.
+      std::int64_t n = 0;
+      const std::string_view v = e.value();
+      if (v.size() <= 20 && storage::ParseCanonicalInt64(v, n)) return "int";
+      return v.size() <= 44 ? "embstr" : "raw";
+    }
+    case Encoding::kStringNoInt:
+      return e.value().size() <= 44 ? "embstr" : "raw";
+    case Encoding::kStringRaw:
+      return "raw";
+    case Encoding::kHashPacked:
+    case Encoding::kZsetPacked:
+      return "listpack";
+    case Encoding::kHashTable:
+    case Encoding::kSetTable:
+      return "hashtable";
+    case Encoding::kSetInts:
+      return "intset";
+    case Encoding::kZsetSorted:
+      return "skiplist";
+    case Encoding::kListPacked:
+    case Encoding::kListChunked:
+      return "quicklist";
+  }
+  return "raw";
+}
+
+std::size_t ValueMemoryBytes(const storage::Entry& e, std::size_t samples) {
+  std::size_t bytes = storage::Keyspace::BlockBytes(e) + sizeof(void*);  // entry and its bucket
+  if (!storage::IsLarge(e.encoding())) return bytes;
+  const storage::Keyspace& table = *e.table();
+  bytes += table.bucket_bytes() + sizeof(storage::Keyspace);
+  // As Redis does, a large value is estimated from its first `samples` elements (0: all).
+  std::size_t seen = 0;
+  std::size_t seen_bytes = 0;
+  table.ForEachUntil([&](const storage::Entry& field) {
+    seen_bytes += storage::Keyspace::BlockBytes(field);
+    return ++seen < samples || samples == 0;
+  });
+  if (seen > 0) bytes += seen_bytes * table.size() / seen;
+  return bytes;
+}
+
+namespace {
+
+using storage::Entry;
+
+// OBJECT's subcommands read the key without expiring it, as Redis's LOOKUP_NOTOUCH does not,
+// but a key past its deadline is missing all the same.
+const Entry* ObjectKey(CommandContext& ctx) { return ctx.keyspace().Find(ctx.arg(2), ctx.now_ms); }
+
+void ObjectEncodingCommand(CommandContext& ctx) {
+  const Entry* e = ObjectKey(ctx);
+  if (e == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Bulk(EncodingName(*e));
+}
+
+void ObjectRefcountCommand(CommandContext& ctx) {
+  const Entry* e = ObjectKey(ctx);
+  if (e == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  // Redis shares one object for each integer 0..9999 and reports it as referenced INT_MAX times.
+  std::int64_t n = -1;
+  const bool shared = EncodingName(*e) == "int" && storage::ParseCanonicalInt64(e->value(), n) &&
+                      n >= 0 && n < 10000;
+  ctx.reply.Integer(shared ? 2147483647 : 1);
+}
+
+void ObjectIdletimeCommand(CommandContext& ctx) {
+  if (ObjectKey(ctx) == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  // warden keeps no access times (it never evicts): every key reads as just used.
+  ctx.reply.Integer(0);
+}
+
+void ObjectFreqCommand(CommandContext& ctx) {
+  if (ObjectKey(ctx) == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Error(
+      "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+      "that when switching between policies at runtime LRU and LFU data will take some time to "
+      "adjust.");
+}
+
+void ObjectHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
+      "IDLETIME <key>",
+      "    Return the idle time of the <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ReplyHelp(ctx.reply, kLines);
+}
+
+void MemoryUsageCommand(CommandContext& ctx) {
+  std::int64_t samples = 5;
+  for (std::size_t j = 3; j < ctx.argc(); ++j) {
+    if (ArgIs(ctx.arg(j), "samples") && j + 1 < ctx.argc()) {
+      if (!IntegerArg(ctx, ctx.arg(j + 1), samples)) return;
+      if (samples < 0) {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+      ++j;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  // Redis reads its dictionary directly: a key past its deadline still has a size.
+  const Entry* e = ctx.keyspace().Peek(ctx.arg(2));
+  if (e == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Integer(
+      static_cast<std::int64_t>(ValueMemoryBytes(*e, static_cast<std::size_t>(samples))));
+}
+
+void MemoryDoctorCommand(CommandContext& ctx) {
+  ctx.reply.Verbatim(
+      "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+      "occurs on this base.");
+}
+
+void MemoryMallocStatsCommand(CommandContext& ctx) {
+  ctx.reply.Verbatim("Stats not supported for the current allocator");
+}
+
+void MemoryPurgeCommand(CommandContext& ctx) {
+  ctx.server.dbs.pool().Trim(SIZE_MAX);
+  ctx.reply.Ok();
+}
+
+void MemoryHelpCommand(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return memory problems reports.",
+      "MALLOC-STATS",
+      "    Return internal statistics report from the memory allocator.",
+      "PURGE",
+      "    Attempt to purge dirty pages for reclamation by the allocator.",
+      "USAGE <key> [SAMPLES <count>]",
+      "    Return memory in bytes used by <key> and its value. Nested values are",
+      "    sampled up to <count> times (default: 5, 0 means sample all).",
+      "HELP",
+      "    Prints this help.",
+  };
+  ReplyHelp(ctx.reply, kLines);
+}
+
+// clang-format off
+constexpr CommandSpec kObjectTable[] = {
+    {"object|encoding",  3, kReadOnly,          ObjectEncodingCommand, 2, 2, 1, "@keyspace @read @slow"},
+    {"object|freq",      3, kReadOnly,          ObjectFreqCommand,     2, 2, 1, "@keyspace @read @slow"},
+    {"object|help",      2, kLoading | kStale,  ObjectHelpCommand,     0, 0, 0, "@keyspace @slow"},
+    {"object|idletime",  3, kReadOnly,          ObjectIdletimeCommand, 2, 2, 1, "@keyspace @read @slow"},
+    {"object|refcount",  3, kReadOnly,          ObjectRefcountCommand, 2, 2, 1, "@keyspace @read @slow"},
+};
+
+constexpr CommandSpec kMemoryTable[] = {
+    {"memory|purge",        2, 0,                  MemoryPurgeCommand,       0, 0, 0, "@slow"},
+    {"memory|help",         2, kLoading | kStale,  MemoryHelpCommand,        0, 0, 0, "@slow"},
+    {"memory|malloc-stats", 2, 0,                  MemoryMallocStatsCommand, 0, 0, 0, "@slow"},
+    {"memory|doctor",       2, 0,                  MemoryDoctorCommand,      0, 0, 0, "@slow"},
+    {"memory|usage",       -3, kReadOnly,          MemoryUsageCommand,       2, 2, 1, "@read @slow"},
+};
+// clang-format on
+
+}  // namespace
+
+void TouchCommand(CommandContext& ctx) {
+  std::int64_t found = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) ++found;
+  }
+  ctx.reply.Integer(found);
+}
+
+std::span<const CommandSpec> ObjectSubcommands() { return kObjectTable; }
+
+std::span<const CommandSpec> MemorySubcommands() { return kMemoryTable; }
+
+}  // namespace warden::server

@@ -1,0 +1,68 @@
+// Looking up a key that must hold one type, and the WRONGTYPE reply when it holds another.
+#pragma once
+
+#include <string_view>
+
+#include "server/command_context.h"
+#include "server/errors.h"
+#include "storage/keyspace.h"
+
+namespace warden::server {
+
+// Finds `key` in the client's database. Returns false after replying WRONGTYPE when the key
+// holds another type; otherwise true, with `entry` nullptr when the key is missing.
+inline bool LookupTyped(CommandContext& ctx, std::string_view key, storage::ValueType type,
+                        storage::Entry*& entry) {
+  entry = ctx.keyspace().Find(key, ctx.now_ms);
+  if (entry != nullptr && entry->type() != type) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  return true;
+}
+
+// Reads an integer argument or replies Redis's not-an-integer error.
+bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out);
+
+// Redis's strict long double parser (string2ld): what INCRBYFLOAT and HINCRBYFLOAT accept.
+bool ParseLongDouble(std::string_view text, long double& out);
+// INCRBYFLOAT's output: %.17Lf with trailing zeros (and a trailing '.') removed, "-0" as "0".
+// Writes into `buf` and returns the view.
+std::string_view FormatLongDouble(long double value, char (&buf)[5200]);
+
+// Replies a SCAN-style page: the next cursor as a bulk string, then `count` items written by
+// the caller.
+void ScanReplyHeader(CommandContext& ctx, std::uint64_t cursor);
+// Parses SCAN's cursor as Redis does (strtoul); false after replying the error.
+bool ScanCursorArg(CommandContext& ctx, std::string_view arg, std::uint64_t& cursor);
+
+}  // namespace warden::server
+
+namespace warden::server {
+
+// HSCAN's and SSCAN's options after the cursor: MATCH and COUNT (TYPE is SCAN's alone).
+struct ValueScanOptions {
+  std::size_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;
+};
+// Reads the options from argument `first` on; false after replying the error.
+bool ParseValueScanOptions(CommandContext& ctx, std::size_t first, ValueScanOptions& out);
+
+// The count of SRANDMEMBER and HRANDFIELD: any int64 but INT64_MIN, with Redis's texts.
+bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count);
+// Redis 7.0 answers a huge negative count by streaming elements until memory runs out; warden
+// refuses counts whose reply could not be held (a known difference).
+bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count);
+
+}  // namespace warden::server
+
+namespace warden::server {
+
+// Redis's name for how `e` is held (OBJECT ENCODING, DEBUG OBJECT).
+std::string_view EncodingName(const storage::Entry& e);
+// What MEMORY USAGE reports: the entry, its bucket, and a large value's table, estimated from
+// `samples` of its elements (0: all).
+std::size_t ValueMemoryBytes(const storage::Entry& e, std::size_t samples);
+
+}  // namespace warden::server

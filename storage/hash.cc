@@ -1,0 +1,129 @@
+#include "storage/hash.h"
+
+namespace warden::storage {
+namespace {
+
+// Moves a packed hash into a table of its own.
+Entry* ConvertToTable(Keyspace& keyspace, Entry* hash) {
+  Keyspace* table = NewValueTable(keyspace);
+  HashForEach(*hash, [&](std::string_view field, std::string_view value) {
+    table->Store(field, value, kNoDeadline, nullptr);
+  });
+  return keyspace.SetValue(hash, TablePointerBytes(table), Encoding::kHashTable);
+}
+
+}  // namespace
+
+Keyspace* NewValueTable(Keyspace& owner) {
+  return new Keyspace(owner.random(), &owner.pool(), nullptr);
+}
+
+std::size_t HashLength(const Entry& hash) {
+  if (hash.encoding() == Encoding::kHashPacked) return PackedCount(hash.value()) / 2;
+  return hash.table()->size();
+}
+
+std::optional<std::string_view> HashGet(const Entry& hash, std::string_view field) {
+  if (hash.encoding() == Encoding::kHashPacked) {
+    for (PackedReader r(hash.value()); !r.done();) {
+      const std::string_view f = r.Next();
+      const std::string_view v = r.Next();
+      if (f == field) return v;
+    }
+    return std::nullopt;
+  }
+  const Entry* e = hash.table()->Peek(field);
+  if (e == nullptr) return std::nullopt;
+  return e->value();
+}
+
+bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string_view field,
+             std::string_view value, const EncodingLimits& limits) {
+  const bool too_long = field.size() > limits.hash_max_listpack_value ||
+                        value.size() > limits.hash_max_listpack_value;
+  if (hash == nullptr) {
+    std::string& packed = keyspace.scratch();
+    packed.clear();
+    AppendPacked(packed, field);
+    AppendPacked(packed, value);
+    hash = keyspace.Store(key, packed, kNoDeadline, nullptr, Encoding::kHashPacked);
+    if (too_long || limits.hash_max_listpack_entries < 1) hash = ConvertToTable(keyspace, hash);
+    return true;
+  }
+  if (hash->encoding() == Encoding::kHashPacked && too_long) {
+    hash = ConvertToTable(keyspace, hash);
+  }
+  if (hash->encoding() == Encoding::kHashTable) {
+    Keyspace* table = hash->table();
+    Entry* existing = table->Find(field, 0);
+    table->Store(field, value, kNoDeadline, existing);
+    return existing == nullptr;
+  }
+  // Rebuilt whole: the field keeps its place, or a new one goes last.
+  std::string& packed = keyspace.scratch();
+  packed.clear();
+  bool found = false;
+  std::size_t fields = 0;
+  for (PackedReader r(hash->value()); !r.done(); ++fields) {
+    const std::string_view f = r.Next();
+    const std::string_view v = r.Next();
+    AppendPacked(packed, f);
+    if (!found && f == field) {
+      AppendPacked(packed, value);
+      found = true;
+    } else {
+      AppendPacked(packed, v);
+    }
+  }
+  if (!found) {
+    AppendPacked(packed, field);
+    AppendPacked(packed, value);
+    ++fields;
+  }
+  hash = keyspace.SetValue(hash, packed, Encoding::kHashPacked);
+  if (fields > limits.hash_max_listpack_entries) hash = ConvertToTable(keyspace, hash);
+  return !found;
+}
+
+bool HashDelete(Keyspace& keyspace, Entry*& hash, std::string_view field) {
+  if (hash->encoding() == Encoding::kHashTable) {
+    Keyspace* table = hash->table();
+    if (!table->Erase(field, 0)) return false;
+    if (table->size() == 0) {
+      keyspace.Erase(hash);
+      hash = nullptr;
+    }
+    return true;
+  }
+  std::string& packed = keyspace.scratch();
+  packed.clear();
+  bool found = false;
+  for (PackedReader r(hash->value()); !r.done();) {
+    const std::string_view f = r.Next();
+    const std::string_view v = r.Next();
+    if (!found && f == field) {
+      found = true;
+      continue;
+    }
+    AppendPacked(packed, f);
+    AppendPacked(packed, v);
+  }
+  if (!found) return false;
+  if (packed.empty()) {
+    keyspace.Erase(hash);
+    hash = nullptr;
+  } else {
+    hash = keyspace.SetValue(hash, packed, Encoding::kHashPacked);
+  }
+  return true;
+}
+
+std::string HashCopyValue(const Entry& hash, Keyspace& to) {
+  if (hash.encoding() == Encoding::kHashPacked) return std::string(hash.value());
+  Keyspace* table = NewValueTable(to);
+  hash.table()->ForEach(
+      [&](const Entry& e) { table->Store(e.key(), e.value(), kNoDeadline, nullptr); });
+  return std::string(TablePointerBytes(table));
+}
+
+}  // namespace warden::storage

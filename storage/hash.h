@@ -1,0 +1,55 @@
+// Hash values. A hash starts packed inline in its entry (field, value, field, value... in
+// insertion order, as Redis's listpack keeps it) and becomes a table of its own (a Keyspace of
+// field -> value without deadlines) once it holds more fields than hash-max-listpack-entries or
+// a field or value longer than hash-max-listpack-value.
+//
+// Every function takes an entry whose type() is kHash (or nullptr where it says so). Functions
+// that change a hash take the entry by reference and update it: it may move, and it is set to
+// nullptr when the last field goes and the key with it (Redis never keeps an empty
+// collection). Views returned point into the hash and live until it next changes.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "storage/encoding_limits.h"
+#include "storage/keyspace.h"
+#include "storage/packed.h"
+
+namespace warden::storage {
+
+std::size_t HashLength(const Entry& hash);
+std::optional<std::string_view> HashGet(const Entry& hash, std::string_view field);
+
+// Sets `field` to `value`; `hash` nullptr creates `key`. Returns whether the field is new.
+bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string_view field,
+             std::string_view value, const EncodingLimits& limits);
+// Removes `field`; returns whether it was there.
+bool HashDelete(Keyspace& keyspace, Entry*& hash, std::string_view field);
+// Makes a copy of the value (for COPY): the value bytes to store and their encoding. A packed
+// hash copies as is; a table is duplicated on `to`'s pool.
+std::string HashCopyValue(const Entry& hash, Keyspace& to);
+
+// Calls fn(field, value) for every field: insertion order when packed, table order otherwise.
+template <typename Fn>
+void HashForEach(const Entry& hash, Fn&& fn) {
+  if (hash.encoding() == Encoding::kHashPacked) {
+    for (PackedReader r(hash.value()); !r.done();) {
+      const std::string_view field = r.Next();
+      fn(field, r.Next());
+    }
+  } else {
+    hash.table()->ForEach([&](const Entry& e) { fn(e.key(), e.value()); });
+  }
+}
+
+// The table of a table-encoded set or hash: a new keyspace on `owner`'s pool.
+Keyspace* NewValueTable(Keyspace& owner);
+// The value bytes that make an entry point at `table`.
+inline std::string_view TablePointerBytes(Keyspace* const& table) {
+  return {reinterpret_cast<const char*>(&table), sizeof(table)};
+}
+
+}  // namespace warden::storage
