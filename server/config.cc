@@ -159,7 +159,14 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "timeout") return int_option(0, INT32_MAX, c.timeout_s);
   if (name == "tcp-keepalive") return int_option(0, INT32_MAX, c.tcp_keepalive_s);
   if (name == "tcp-backlog") return int_option(0, INT32_MAX, c.tcp_backlog);
-  if (name == "proto-max-bulk-len") return memory_option(1024 * 1024, c.proto_max_bulk_len);
+  if (name == "proto-max-bulk-len") {
+    // An entry keeps 31 bits of value length.
+    std::int64_t limit = 0;
+    if (auto error = memory_option(1024 * 1024, limit)) return error;
+    if (limit > 0x7FFFFFFF) return Fail(d, "argument must be at most 2gb - 1 in warden");
+    c.proto_max_bulk_len = limit;
+    return std::nullopt;
+  }
   if (name == "client-query-buffer-limit") {
     return memory_option(1024 * 1024, c.client_query_buffer_limit);
   }

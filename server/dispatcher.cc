@@ -1,5 +1,7 @@
 #include "server/dispatcher.h"
 
+#include <algorithm>
+
 #include "server/command_table.h"
 #include "server/errors.h"
 #include "server/scripting/script_engine.h"
@@ -10,6 +12,22 @@ namespace {
 bool ArityOk(int arity, std::size_t argc) {
   return arity > 0 ? argc == static_cast<std::size_t>(arity)
                    : argc >= static_cast<std::size_t>(-arity);
+}
+
+// The header of an entry keeps 28 bits of key length: a longer key (which only a
+// proto-max-bulk-len raised past 256 MB could carry) is refused before it reaches storage.
+bool KeyTooLong(const CommandSpec& spec, std::span<const std::string_view> args,
+                protocol::ReplyWriter& reply) {
+  if (spec.first_key <= 0) return false;
+  const int argc = static_cast<int>(args.size());
+  const int last = spec.last_key < 0 ? argc + spec.last_key : std::min(spec.last_key, argc - 1);
+  for (int i = spec.first_key; i <= last; i += std::max(spec.key_step, 1)) {
+    if (args[static_cast<std::size_t>(i)].size() > storage::Keyspace::kMaxKeyLength) {
+      reply.Error(errors::kKeyTooLong);
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -37,6 +55,7 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
     errors::WrongArity(reply, spec->name);
     return nullptr;
   }
+  if (KeyTooLong(*spec, args, reply)) return nullptr;
   return spec;
 }
 
@@ -58,6 +77,7 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     reply.Error("ERR Wrong number of args calling Redis command from script");
     return;
   }
+  if (KeyTooLong(*spec, args, reply)) return;
   const bool debug_allowed = (spec->flags & kProtected) != 0 && server.scripts_may_call_debug;
   if ((spec->flags & kNoScript) != 0 && !debug_allowed) {
     reply.Error("ERR This Redis command is not allowed from script");

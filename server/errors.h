@@ -65,6 +65,8 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 // Redis 8.4 (DELEX, SET IFDEQ/IFDNE): only the digest's length is checked.
+// warden's own: entries keep 28 bits of key length.
+inline constexpr std::string_view kKeyTooLong = "ERR key is longer than warden's 256 MB limit";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kHashNotInteger = "ERR hash value is not an integer";
 inline constexpr std::string_view kHashNotFloat = "ERR hash value is not a float";

@@ -15,7 +15,7 @@ Entry* ConvertToTable(Keyspace& keyspace, Entry* hash) {
 }  // namespace
 
 Keyspace* NewValueTable(Keyspace& owner) {
-  return new Keyspace(owner.random(), &owner.pool(), nullptr);
+  return new Keyspace(owner.random(), &owner.pool(), nullptr, /*timed=*/false);
 }
 
 std::size_t HashLength(const Entry& hash) {

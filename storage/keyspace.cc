@@ -75,12 +75,13 @@ std::size_t NextPowerOfTwo(std::size_t n) {
 
 }  // namespace
 
-Keyspace::Keyspace(Random& random, EntryPool* pool, Reclaimer* reclaimer)
+Keyspace::Keyspace(Random& random, EntryPool* pool, Reclaimer* reclaimer, bool timed)
     : random_(random),
       seed_(random.Next()),
       own_pool_(pool == nullptr ? std::make_unique<EntryPool>() : nullptr),
       pool_(pool == nullptr ? *own_pool_ : *pool),
-      reclaimer_(reclaimer) {}
+      reclaimer_(reclaimer),
+      timed_(timed) {}
 
 Keyspace::~Keyspace() { Clear(); }
 
@@ -196,7 +197,7 @@ Entry* Keyspace::Relocate(Entry* existing, std::size_t needed) {
   const std::size_t old_bytes = existing->block_size();
   if (EntryPool::Fits(existing, old_bytes, needed)) return existing;
   Entry* e = Allocate(needed);
-  std::memcpy(e, existing, sizeof(Entry) + existing->key_len_);
+  std::memcpy(e, existing, existing->header_size() + existing->key_len_);
   Link* link = LinkOf(existing, nullptr);
   *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
   pool_.Free(existing, old_bytes);
@@ -210,7 +211,7 @@ Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encodin
         std::memcmp(value.data(), entry->data() + entry->key_len_, sizeof(Keyspace*)) == 0)) {
     ReleaseValue(entry);
   }
-  Entry* e = Relocate(entry, sizeof(Entry) + entry->key_len_ + value.size());
+  Entry* e = Relocate(entry, entry->header_size() + entry->key_len_ + value.size());
   std::memmove(e->data() + e->key_len_, value.data(), value.size());
   e->value_len_ = static_cast<std::uint32_t>(value.size());
   e->encoding_ = static_cast<std::uint32_t>(encoding);
@@ -225,9 +226,11 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
     return e;
   }
   StepIfRehashing();
-  Entry* e = Allocate(sizeof(Entry) + key.size() + value.size());
+  const std::size_t header = sizeof(Entry) + (timed_ ? sizeof(std::int64_t) : 0);
+  Entry* e = Allocate(header + key.size() + value.size());
   e->next_ = 0;
-  e->deadline_ms_ = kNoDeadline;
+  e->timed_ = timed_ ? 1 : 0;
+  if (timed_) e->set_deadline(kNoDeadline);
   e->key_len_ = static_cast<std::uint32_t>(key.size());
   e->encoding_ = static_cast<std::uint32_t>(encoding);
   e->value_len_ = static_cast<std::uint32_t>(value.size());
@@ -239,7 +242,7 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
 }
 
 Entry* Keyspace::MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing) {
-  const std::int64_t deadline = entry->deadline_ms_;
+  const std::int64_t deadline = entry->deadline_ms();
   const Encoding encoding = entry->encoding();
   // The value's bytes are copied out before anything is freed: `key` may point into `entry`.
   std::string value(entry->value());
@@ -254,7 +257,12 @@ Entry* Keyspace::MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry*
 
 void Keyspace::SetDeadline(Entry* entry, std::int64_t deadline_ms) {
   const bool had = entry->has_deadline();
-  entry->deadline_ms_ = deadline_ms;
+  if (entry->timed_ == 0) {
+    // Only a table's entries are untimed, and nothing sets a deadline on them.
+    if (deadline_ms != kNoDeadline) std::abort();
+    return;
+  }
+  entry->set_deadline(deadline_ms);
   if (!had && deadline_ms != kNoDeadline) {
     ++volatile_count_;
   } else if (had && deadline_ms == kNoDeadline) {
@@ -509,7 +517,7 @@ ExpireSample Keyspace::SampleExpired(std::int64_t now_ms, int samples) {
       if (e->ExpiredAt(now_ms)) {
         ++result.expired;
         ExpireEntry(e);
-      } else if (__builtin_add_overflow(result.ttl_sum_ms, e->deadline_ms_ - now_ms,
+      } else if (__builtin_add_overflow(result.ttl_sum_ms, e->deadline_ms() - now_ms,
                                         &result.ttl_sum_ms)) {
         // Saturates: a key set with PXAT near INT64_MAX must not overflow the sum.
         result.ttl_sum_ms = INT64_MAX;
@@ -528,7 +536,7 @@ std::size_t Keyspace::ExpireDue(std::int64_t now_ms) {
       for (Link l = tables_[t].buckets[i]; l != 0;) {
         Entry* e = EntryOf(l);
         l = e->next_;
-        if (e->has_deadline() && e->deadline_ms_ <= now_ms) {
+        if (e->has_deadline() && e->deadline_ms() <= now_ms) {
           ExpireEntry(e);
           ++expired;
         }

@@ -2,8 +2,9 @@
 // The same table, with no deadlines, holds the fields of a large hash or the members of a large
 // set (see hash.h and set.h).
 //
-// Layout: each key is one block (Entry) from an EntryPool: a 24-byte header followed by the key
-// bytes and the value bytes. The header's encoding says what the value bytes are: a string, a
+// Layout: each key is one block (Entry) from an EntryPool: a 16-byte header, the deadline (8
+// bytes, in a keyspace of keys that can expire; a large value's table has none), the key bytes
+// and the value bytes. The header's encoding says what the value bytes are: a string, a
 // small collection packed inline (packed.h), or, for a large collection, a pointer to the table
 // that holds it, owned by the entry. Freeing such a table can take long, so Erase and
 // overwrites hand it to the Reclaimer (when the keyspace has one), which frees it in slices.
@@ -103,26 +104,36 @@ class Entry {
     std::memcpy(&t, data() + key_len_, sizeof(t));
     return t;
   }
-  std::int64_t deadline_ms() const { return deadline_ms_; }
-  bool has_deadline() const { return deadline_ms_ != kNoDeadline; }
+  std::int64_t deadline_ms() const {
+    if (timed_ == 0) return kNoDeadline;
+    std::int64_t d;
+    std::memcpy(&d, reinterpret_cast<const char*>(this + 1), sizeof(d));
+    return d;
+  }
+  bool has_deadline() const { return deadline_ms() != kNoDeadline; }
   bool ExpiredAt(std::int64_t now_ms) const {
-    return deadline_ms_ != kNoDeadline && now_ms > deadline_ms_;
+    const std::int64_t d = deadline_ms();
+    return d != kNoDeadline && now_ms > d;
   }
 
  private:
   friend class Keyspace;
-  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
-  char* data() { return reinterpret_cast<char*>(this + 1); }
+  // Where the key starts: after the header and, in a timed keyspace, the deadline. Computed
+  // without a branch, as every lookup reads it.
+  std::size_t header_size() const { return sizeof(Entry) + (std::size_t{timed_} << 3); }
+  const char* data() const { return reinterpret_cast<const char*>(this) + header_size(); }
+  char* data() { return reinterpret_cast<char*>(this) + header_size(); }
+  void set_deadline(std::int64_t d) { std::memcpy(reinterpret_cast<char*>(this + 1), &d, 8); }
 
-  std::size_t block_size() const { return sizeof(Entry) + key_len_ + value_len_; }
+  std::size_t block_size() const { return header_size() + key_len_ + value_len_; }
 
   std::uintptr_t next_;  // the next entry of the chain, tagged (see Keyspace::Link)
-  std::int64_t deadline_ms_;
   std::uint32_t key_len_ : 28;
   std::uint32_t encoding_ : 4;
-  std::uint32_t value_len_;
+  std::uint32_t value_len_ : 31;
+  std::uint32_t timed_ : 1;  // the deadline follows the header
 };
-static_assert(sizeof(Entry) == 24);
+static_assert(sizeof(Entry) == 16);
 
 enum class TtlKind { kMissing, kPersistent, kExpiring };
 
@@ -139,8 +150,8 @@ struct KeyspaceStats {
 
 class Keyspace {
  public:
-  // Largest value, as Redis's proto-max-bulk-len allows; also fits the 32-bit lengths.
-  static constexpr std::size_t kMaxLength = 0xFFFFFFFFu;
+  // Largest value: the header keeps 31 bits of its length.
+  static constexpr std::size_t kMaxLength = 0x7FFFFFFFu;
   // Largest key: the header keeps four bits of the key length for the encoding.
   static constexpr std::size_t kMaxKeyLength = (std::size_t{1} << 28) - 1;
 
@@ -148,7 +159,10 @@ class Keyspace {
   // `pool` (shared by the databases and their large values) or, when null, from a pool of the
   // keyspace's own. Large values that are overwritten or erased go to `reclaimer` when set,
   // and are freed at once otherwise.
-  explicit Keyspace(Random& random, EntryPool* pool = nullptr, Reclaimer* reclaimer = nullptr);
+  // A keyspace that is not `timed` (a large value's table) keeps no deadlines and saves their
+  // 8 bytes per entry.
+  explicit Keyspace(Random& random, EntryPool* pool = nullptr, Reclaimer* reclaimer = nullptr,
+                    bool timed = true);
   ~Keyspace();
   Keyspace(const Keyspace&) = delete;
   Keyspace& operator=(const Keyspace&) = delete;
@@ -311,6 +325,7 @@ class Keyspace {
   std::unique_ptr<EntryPool> own_pool_;
   EntryPool& pool_;
   Reclaimer* reclaimer_;
+  bool timed_;
   Table tables_[2];
   std::int64_t rehash_index_ = -1;  // next bucket of tables_[0] to move, -1 when not resizing
   std::size_t volatile_count_ = 0;
