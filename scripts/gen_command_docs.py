@@ -5,7 +5,8 @@ For every command and subcommand in warden's tables (server/command_table.cc and
 tables beside their handlers), it starts a throwaway redis-server, sends HELLO 3 and
 COMMAND DOCS <name>, and keeps the RESP3 bytes of the doc map (the value after the name). A
 container's own `subcommands` entry is dropped: warden rebuilds it from its own subcommand table.
-Commands Redis 7.0 lacks get the hand-written entries in WARDEN_ONLY.
+Commands Redis 7.0 lacks get the hand-written entries in WARDEN_ONLY. gen_command_info.py, which
+writes COMMAND INFO's tips and key specs, reuses the helpers below.
 
 Usage: scripts/gen_command_docs.py [path/to/redis-server]   (run from anywhere; rerun clang-format)
 """
@@ -22,7 +23,7 @@ OUTPUT = os.path.join(ROOT, "server", "commands", "command_docs_data.cc")
 TABLE_FILES = (
     ["server/command_table.cc", "server/scripting/script_commands.cc"]
     + sorted("server/commands/" + f for f in os.listdir(os.path.join(ROOT, "server", "commands"))
-             if f.endswith(".cc") and f != "command_docs_data.cc")
+             if f.endswith(".cc") and not f.endswith("_data.cc"))
 )
 # A CommandSpec table, and a row in it, which starts with name and arity: {"client|list", -2, ...
 TABLE = re.compile(r'^constexpr CommandSpec \w+\[\] = \{\n(.*?)^\};', re.MULTILINE | re.DOTALL)
@@ -164,10 +165,22 @@ def read_reply(sock, buf):
             buf += chunk
 
 
-def capture(redis_server, names):
+def request(args):
+    """A command as a RESP array of bulk strings."""
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        data = a.encode()
+        out += b"$%d\r\n%s\r\n" % (len(data), data)
+    return out
+
+
+def redis_replies(redis_server, commands):
+    """Starts a throwaway redis-server, sends HELLO 3 and then each command (a list of str), and
+    returns the server's version and the RESP3 bytes of each reply."""
     port = free_port()
-    proc = subprocess.Popen([redis_server, "--port", str(port), "--save", "", "--appendonly", "no",
-                             "--databases", "1"], stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([redis_server, "--port", str(port), "--bind", "127.0.0.1", "--save",
+                             "", "--appendonly", "no", "--databases", "1"],
+                            stdout=subprocess.DEVNULL)
     try:
         for _ in range(100):
             try:
@@ -178,22 +191,29 @@ def capture(redis_server, names):
         else:
             raise RuntimeError("redis-server did not start")
         buf = b""
-        sock.sendall(b"*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n")
+        sock.sendall(request(["HELLO", "3"]))
         hello, buf = read_reply(sock, buf)
         version = bulk_at(dict(map_items(hello, 0)[0])[b"version"], 0)[0]
-        docs = {}
-        for name in names:
-            sock.sendall(b"*3\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n$%d\r\n%s\r\n"
-                         % (len(name), name.encode()))
+        replies = []
+        for args in commands:
+            sock.sendall(request(args))
             reply, buf = read_reply(sock, buf)
-            entries, _ = map_items(reply, 0)
-            if entries:
-                docs[name] = entries[0][1]
+            replies.append(reply)
         sock.close()
-        return version, docs
+        return version, replies
     finally:
         proc.terminate()
         proc.wait()
+
+
+def capture(redis_server, names):
+    version, replies = redis_replies(redis_server, [["COMMAND", "DOCS", n] for n in names])
+    docs = {}
+    for name, reply in zip(names, replies):
+        entries, _ = map_items(reply, 0)
+        if entries:
+            docs[name] = entries[0][1]
+    return version, docs
 
 
 def without_subcommands(entry):

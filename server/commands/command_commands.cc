@@ -13,6 +13,11 @@ namespace warden::server {
 // generated into command_docs_data.cc by scripts/gen_command_docs.py.
 std::string_view CommandDocResp3(std::string_view full_name);
 
+// Redis 7.0.15's COMMAND INFO tips and key specifications for a full name as RESP3 sets, or
+// empty; generated into command_info_data.cc by scripts/gen_command_info.py.
+std::string_view CommandTipsResp3(std::string_view full_name);
+std::string_view CommandKeySpecsResp3(std::string_view full_name);
+
 namespace {
 
 struct FlagName {
@@ -37,77 +42,6 @@ constexpr FlagName kFlagNames[] = {
     {kAllowBusy, "allow_busy"},
 };
 
-// What COMMAND INFO publishes beyond the table: Redis 7.0's command tips and key
-// specifications, for the commands that have them (read from redis-server 7.0.15).
-struct CommandExtras {
-  std::string_view name;
-  std::string_view tips;       // space-separated
-  std::string_view key_flags;  // space-separated; empty: no key specification
-  std::string_view notes;
-  int begin_index;
-  bool keynum;  // find_keys by a key count (EVAL) rather than a range
-  int last_key;
-};
-
-// clang-format off
-constexpr CommandExtras kExtras[] = {
-    {"get",         "", "RO access", "", 1, false, 0},
-    {"set",         "", "RW access update variable_flags", "RW and ACCESS due to the optional `GET` argument", 1, false, 0},
-    {"setnx",       "", "OW insert", "", 1, false, 0},
-    {"setex",       "", "OW update", "", 1, false, 0},
-    {"psetex",      "", "OW update", "", 1, false, 0},
-    {"del",         "request_policy:multi_shard response_policy:agg_sum", "RM delete", "", 1, false, -1},
-    {"unlink",      "request_policy:multi_shard response_policy:agg_sum", "RM delete", "", 1, false, -1},
-    {"exists",      "request_policy:multi_shard response_policy:agg_sum", "RO", "", 1, false, -1},
-    {"ttl",         "nondeterministic_output", "RO access", "", 1, false, 0},
-    {"pttl",        "nondeterministic_output", "RO access", "", 1, false, 0},
-    {"expire",      "", "RW update", "", 1, false, 0},
-    {"pexpire",     "", "RW update", "", 1, false, 0},
-    {"expireat",    "", "RW update", "", 1, false, 0},
-    {"pexpireat",   "", "RW update", "", 1, false, 0},
-    {"persist",     "", "RW update", "", 1, false, 0},
-    {"expiretime",  "", "RO access", "", 1, false, 0},
-    {"pexpiretime", "", "RO access", "", 1, false, 0},
-    {"type",        "", "RO", "", 1, false, 0},
-    {"incr",        "", "RW access update", "", 1, false, 0},
-    {"incrby",      "", "RW access update", "", 1, false, 0},
-    {"decr",        "", "RW access update", "", 1, false, 0},
-    {"decrby",      "", "RW access update", "", 1, false, 0},
-    {"delex",       "", "RM delete", "", 1, false, 0},
-    {"digest",      "", "RO access", "", 1, false, 0},
-    {"eval",        "", "RW access update", "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", 2, true, 0},
-    {"evalsha",     "", "RW access update", "", 2, true, 0},
-    {"eval_ro",     "", "RO access", "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", 2, true, 0},
-    {"evalsha_ro",  "", "RO access", "", 2, true, 0},
-    {"scan",        "nondeterministic_output request_policy:special", "", "", 0, false, 0},
-    {"keys",        "request_policy:all_shards nondeterministic_output_order", "", "", 0, false, 0},
-    {"randomkey",   "request_policy:all_shards nondeterministic_output", "", "", 0, false, 0},
-    {"dbsize",      "request_policy:all_shards response_policy:agg_sum", "", "", 0, false, 0},
-    {"flushdb",     "request_policy:all_shards response_policy:all_succeeded", "", "", 0, false, 0},
-    {"flushall",    "request_policy:all_shards response_policy:all_succeeded", "", "", 0, false, 0},
-    {"ping",        "request_policy:all_shards response_policy:all_succeeded", "", "", 0, false, 0},
-    {"info",        "nondeterministic_output request_policy:all_shards response_policy:special", "", "", 0, false, 0},
-    {"time",        "nondeterministic_output", "", "", 0, false, 0},
-    {"wait",        "request_policy:all_shards response_policy:agg_min", "", "", 0, false, 0},
-    {"client|list", "nondeterministic_output", "", "", 0, false, 0},
-    {"client|info", "nondeterministic_output", "", "", 0, false, 0},
-    {"script|flush", "request_policy:all_nodes response_policy:all_succeeded", "", "", 0, false, 0},
-    {"script|load", "request_policy:all_nodes response_policy:all_succeeded", "", "", 0, false, 0},
-    {"script|exists", "request_policy:all_shards response_policy:agg_logical_and", "", "", 0, false, 0},
-    {"script|kill", "request_policy:all_shards response_policy:one_succeeded", "", "", 0, false, 0},
-    {"command|docs", "nondeterministic_output_order", "", "", 0, false, 0},
-    {"command|list", "nondeterministic_output_order", "", "", 0, false, 0},
-    {"command|info", "nondeterministic_output_order", "", "", 0, false, 0},
-};
-// clang-format on
-
-const CommandExtras* FindExtras(std::string_view name) {
-  for (const CommandExtras& e : kExtras) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
 std::size_t CountWords(std::string_view words) {
   std::size_t n = 0;
   for (std::string_view rest = words; !rest.empty(); ++n) {
@@ -126,99 +60,7 @@ void ForEachWord(std::string_view words, Fn&& fn) {
   }
 }
 
-void WriteTips(protocol::ReplyWriter& r, std::string_view name) {
-  const CommandExtras* extras = FindExtras(name);
-  const std::string_view tips = extras != nullptr ? extras->tips : std::string_view();
-  r.SetHeader(CountWords(tips));
-  ForEachWord(tips, [&](std::string_view tip) { r.Bulk(tip); });
-}
-
-void WriteKeySpecs(protocol::ReplyWriter& r, std::string_view name) {
-  const CommandExtras* e = FindExtras(name);
-  if (e == nullptr || e->key_flags.empty()) {
-    r.SetHeader(0);
-    return;
-  }
-  r.SetHeader(1);
-  r.MapHeader(e->notes.empty() ? 3 : 4);
-  if (!e->notes.empty()) {
-    r.Bulk("notes");
-    r.Bulk(e->notes);
-  }
-  r.Bulk("flags");
-  r.SetHeader(CountWords(e->key_flags));
-  ForEachWord(e->key_flags, [&](std::string_view flag) { r.Status(flag); });
-  r.Bulk("begin_search");
-  r.MapHeader(2);
-  r.Bulk("type");
-  r.Bulk("index");
-  r.Bulk("spec");
-  r.MapHeader(1);
-  r.Bulk("index");
-  r.Integer(e->begin_index);
-  r.Bulk("find_keys");
-  r.MapHeader(2);
-  r.Bulk("type");
-  if (e->keynum) {
-    r.Bulk("keynum");
-    r.Bulk("spec");
-    r.MapHeader(3);
-    r.Bulk("keynumidx");
-    r.Integer(0);
-    r.Bulk("firstkey");
-    r.Integer(1);
-    r.Bulk("keystep");
-    r.Integer(1);
-  } else {
-    r.Bulk("range");
-    r.Bulk("spec");
-    r.MapHeader(3);
-    r.Bulk("lastkey");
-    r.Integer(e->last_key);
-    r.Bulk("keystep");
-    r.Integer(1);
-    r.Bulk("limit");
-    r.Integer(0);
-  }
-}
-
-void WriteInfo(protocol::ReplyWriter& r, const CommandSpec& spec) {
-  r.ArrayHeader(10);
-  r.Bulk(spec.name);
-  r.Integer(spec.arity);
-  std::size_t flags = 0;
-  for (const FlagName& f : kFlagNames) flags += (spec.flags & f.flag) != 0;
-  r.SetHeader(flags);
-  for (const FlagName& f : kFlagNames) {
-    if ((spec.flags & f.flag) != 0) r.Status(f.name);
-  }
-  r.Integer(spec.first_key);
-  r.Integer(spec.last_key);
-  r.Integer(spec.key_step);
-  r.SetHeader(CountWords(spec.acl_categories));
-  ForEachWord(spec.acl_categories, [&](std::string_view category) { r.Status(category); });
-  // Tips, key specifications and an absent subcommand list are sets (arrays in RESP2).
-  WriteTips(r, spec.name);
-  WriteKeySpecs(r, spec.name);
-  if (spec.is_container()) {
-    const auto subs = spec.subcommands();
-    r.ArrayHeader(subs.size());
-    for (const CommandSpec& sub : subs) WriteInfo(r, sub);
-  } else {
-    r.SetHeader(0);
-  }
-}
-
-// COMMAND INFO and DOCS take a full name: "get", "client" or "client|list" (lookupCommandBySds).
-const CommandSpec* FindByFullName(std::string_view name) {
-  const std::size_t bar = name.find('|');
-  if (bar == std::string_view::npos) return FindTopLevelCommand(name);
-  const CommandSpec* container = FindTopLevelCommand(name.substr(0, bar));
-  if (container == nullptr || !container->is_container()) return nullptr;
-  return FindCommand(container->subcommands(), name.substr(bar + 1));
-}
-
-// Writes a doc captured as RESP3 through `r`, so RESP2 clients get maps and sets as arrays.
+// Writes a reply captured as RESP3 through `r`, so RESP2 clients get maps and sets as arrays.
 void WriteReply(protocol::ReplyWriter& r, const protocol::Reply& reply) {
   switch (reply.type) {
     case protocol::ReplyType::kMap:
@@ -241,6 +83,54 @@ void WriteReply(protocol::ReplyWriter& r, const protocol::Reply& reply) {
       return;
   }
   for (const protocol::Reply& element : reply.elements) WriteReply(r, element);
+}
+
+// Writes bytes captured from Redis as RESP3 (a generated data file); nothing captured is an
+// empty set.
+void WriteCaptured(protocol::ReplyWriter& r, std::string_view resp3) {
+  protocol::Reply reply;
+  if (resp3.empty() || protocol::ReadReply(resp3, reply) != resp3.size()) {
+    r.SetHeader(0);
+    return;
+  }
+  WriteReply(r, reply);
+}
+
+void WriteInfo(protocol::ReplyWriter& r, const CommandSpec& spec) {
+  r.ArrayHeader(10);
+  r.Bulk(spec.name);
+  r.Integer(spec.arity);
+  std::size_t flags = 0;
+  for (const FlagName& f : kFlagNames) flags += (spec.flags & f.flag) != 0;
+  r.SetHeader(flags);
+  for (const FlagName& f : kFlagNames) {
+    if ((spec.flags & f.flag) != 0) r.Status(f.name);
+  }
+  r.Integer(spec.first_key);
+  r.Integer(spec.last_key);
+  r.Integer(spec.key_step);
+  r.SetHeader(CountWords(spec.acl_categories));
+  ForEachWord(spec.acl_categories, [&](std::string_view category) { r.Status(category); });
+  // Redis 7.0's tips and key specifications (command_info_data.cc); they and an absent
+  // subcommand list are sets (arrays in RESP2).
+  WriteCaptured(r, CommandTipsResp3(spec.name));
+  WriteCaptured(r, CommandKeySpecsResp3(spec.name));
+  if (spec.is_container()) {
+    const auto subs = spec.subcommands();
+    r.ArrayHeader(subs.size());
+    for (const CommandSpec& sub : subs) WriteInfo(r, sub);
+  } else {
+    r.SetHeader(0);
+  }
+}
+
+// COMMAND INFO and DOCS take a full name: "get", "client" or "client|list" (lookupCommandBySds).
+const CommandSpec* FindByFullName(std::string_view name) {
+  const std::size_t bar = name.find('|');
+  if (bar == std::string_view::npos) return FindTopLevelCommand(name);
+  const CommandSpec* container = FindTopLevelCommand(name.substr(0, bar));
+  if (container == nullptr || !container->is_container()) return nullptr;
+  return FindCommand(container->subcommands(), name.substr(bar + 1));
 }
 
 // One COMMAND DOCS entry: the name, then Redis 7.0.15's doc map for it (see

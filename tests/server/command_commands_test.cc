@@ -14,6 +14,11 @@
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {
+
+// The generated tables behind COMMAND INFO (command_info_data.cc).
+std::string_view CommandTipsResp3(std::string_view full_name);
+std::string_view CommandKeySpecsResp3(std::string_view full_name);
+
 namespace {
 
 // Parses a whole reply; views point into `bytes`.
@@ -71,6 +76,115 @@ TEST_F(CommandCommandsTest, InfoOfEvalHasKeynumSpec) {
       "$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n"
       "$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n"
       "*6\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n*0\r\n");
+}
+
+// SMOVE has two key specifications: the source (RW access delete) and the destination.
+TEST_F(CommandCommandsTest, InfoOfSmoveHasTwoKeySpecs) {
+  EXPECT_EQ(Run({"COMMAND", "INFO", "smove"}),
+            "*1\r\n*10\r\n$5\r\nsmove\r\n:4\r\n*2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n*3\r\n"
+            "+@write\r\n+@set\r\n+@fast\r\n*0\r\n*2\r\n*6\r\n$5\r\nflags\r\n*3\r\n+RW\r\n"
+            "+access\r\n+delete\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n"
+            "$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n"
+            "$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n"
+            "$5\r\nlimit\r\n:0\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RW\r\n+insert\r\n$12\r\n"
+            "begin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\n"
+            "index\r\n:2\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n"
+            "*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n");
+}
+
+TEST_F(CommandCommandsTest, InfoOfRenameHasTwoKeySpecsInResp3) {
+  Run({"HELLO", "3"});
+
+  EXPECT_EQ(Run({"COMMAND", "INFO", "rename"}),
+            "*1\r\n*10\r\n$6\r\nrename\r\n:3\r\n~1\r\n+write\r\n:1\r\n:2\r\n:1\r\n~3\r\n"
+            "+@keyspace\r\n+@write\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n"
+            "+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n"
+            "$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
+            "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n"
+            "$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n"
+            "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n"
+            "index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n"
+            "%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n~0\r\n");
+}
+
+// LCS reads two keys through one range spec (lastkey 1).
+TEST_F(CommandCommandsTest, InfoOfLcs) {
+  EXPECT_EQ(Run({"COMMAND", "INFO", "lcs"}),
+            "*1\r\n*10\r\n$3\r\nlcs\r\n:-3\r\n*1\r\n+readonly\r\n:1\r\n:2\r\n:1\r\n*3\r\n"
+            "+@read\r\n+@string\r\n+@slow\r\n*0\r\n*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RO\r\n"
+            "+access\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
+            "*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n"
+            "$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n"
+            ":0\r\n*0\r\n");
+}
+
+// SINTERCARD finds its keys by the count at index 1, and so has no first/last/step.
+TEST_F(CommandCommandsTest, InfoOfSintercardHasKeynumSpec) {
+  EXPECT_EQ(Run({"COMMAND", "INFO", "sintercard"}),
+            "*1\r\n*10\r\n$10\r\nsintercard\r\n:-3\r\n*2\r\n+readonly\r\n+movablekeys\r\n:0\r\n"
+            ":0\r\n:0\r\n*3\r\n+@read\r\n+@set\r\n+@slow\r\n*0\r\n*1\r\n*6\r\n$5\r\nflags\r\n"
+            "*2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n"
+            "$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n"
+            "$6\r\nkeynum\r\n$4\r\nspec\r\n*6\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n"
+            ":1\r\n$7\r\nkeystep\r\n:1\r\n*0\r\n");
+}
+
+// MSET's keys are every other argument: step 2 in the table and keystep 2 in the key spec.
+TEST_F(CommandCommandsTest, InfoOfMsetStepsByTwo) {
+  EXPECT_EQ(Run({"COMMAND", "INFO", "mset"}),
+            "*1\r\n*10\r\n$4\r\nmset\r\n:-3\r\n*2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n"
+            "*3\r\n+@write\r\n+@string\r\n+@slow\r\n*2\r\n$26\r\nrequest_policy:multi_shard\r\n"
+            "$29\r\nresponse_policy:all_succeeded\r\n*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+OW\r\n"
+            "+update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
+            "*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n"
+            "$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n$5\r\nlimit\r\n"
+            ":0\r\n*0\r\n");
+}
+
+// A subcommand's key is its second argument: first key 2, begin_search index 2.
+TEST_F(CommandCommandsTest, InfoOfObjectEncoding) {
+  EXPECT_EQ(Run({"COMMAND", "INFO", "object|encoding"}),
+            "*1\r\n*10\r\n$15\r\nobject|encoding\r\n:3\r\n*1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n"
+            "*3\r\n+@keyspace\r\n+@read\r\n+@slow\r\n*1\r\n$23\r\nnondeterministic_output\r\n"
+            "*1\r\n*6\r\n$5\r\nflags\r\n*1\r\n+RO\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n"
+            "$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n*4\r\n"
+            "$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n"
+            "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n");
+}
+
+// DELEX and DIGEST (Redis 8.4) and CLIENT SETINFO (7.2): hand-written in the generator.
+TEST_F(CommandCommandsTest, InfoOfCommandsRedis70Lacks) {
+  const std::string_view range_spec =
+      "$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n"
+      "$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n"
+      "$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n";
+  const std::string delex = Run({"COMMAND", "INFO", "delex"});
+  const std::string digest = Run({"COMMAND", "INFO", "digest"});
+  const std::string setinfo = Run({"COMMAND", "INFO", "client|setinfo"});
+
+  EXPECT_NE(delex.find("*0\r\n*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RM\r\n+delete\r\n" +
+                       std::string(range_spec) + "*0\r\n"),
+            std::string::npos);
+  EXPECT_NE(digest.find("*0\r\n*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RO\r\n+access\r\n" +
+                        std::string(range_spec) + "*0\r\n"),
+            std::string::npos);
+  EXPECT_EQ(setinfo.substr(setinfo.size() - 12), "*0\r\n*0\r\n*0\r\n");
+}
+
+// Every command and subcommand has its tips and key specs in the generated data: a new
+// command needs scripts/gen_command_info.py rerun (or a WARDEN_ONLY entry there).
+TEST_F(CommandCommandsTest, InfoDataCoversEveryCommand) {
+  std::vector<std::string_view> names;
+  for (const CommandSpec& spec : Commands()) {
+    names.push_back(spec.name);
+    if (spec.is_container()) {
+      for (const CommandSpec& sub : spec.subcommands()) names.push_back(sub.name);
+    }
+  }
+  for (std::string_view name : names) {
+    EXPECT_FALSE(CommandTipsResp3(name).empty()) << name;
+    EXPECT_FALSE(CommandKeySpecsResp3(name).empty()) << name;
+  }
 }
 
 TEST_F(CommandCommandsTest, InfoOfSubcommandByFullName) {
