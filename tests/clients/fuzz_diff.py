@@ -10,7 +10,11 @@ this process sleeps.
 
 Replies are compared as raw bytes, except where two Redis servers may legitimately differ:
 TTLs within a tolerance, KEYS as a sorted list, SCAN as the set of keys of a full iteration,
-HELLO without its connection id. On a mismatch the sequence is shrunk (delta debugging over the
+HELLO without its connection id, and for hashes and sets (fuzz/commands.py): iteration order
+only where the encoding makes it deterministic, random picks (SRANDMEMBER, HRANDFIELD, SPOP) by
+count and membership in the value read just before, HSCAN/SSCAN as full iterations, MEMORY
+USAGE and OBJECT IDLETIME loosely. After an SPOP both servers drop whatever either one popped,
+so their keyspaces stay identical. On a mismatch the sequence is shrunk (delta debugging over the
 command list) and printed as a tests/differential case file, with both replies.
 
     python3 tests/clients/fuzz_diff.py                    # seeds 1..20, 300 commands each
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz.commands import Command, generate  # noqa: E402
+from fuzz.commands import Command, generate, redis_int  # noqa: E402
 from fuzz.resp import (ConnectionLost, RespConnection, start_redis, start_warden,  # noqa: E402
                        to_bytes)
 
@@ -71,7 +75,152 @@ def sort_arrays(value):
     return value
 
 
+def unordered(value, pairs=False):
+    """An array or set as a sorted multiset (pairs=True: of consecutive field-value pairs, as
+    HGETALL replies in RESP2), a map as its sorted pairs; anything else as it is."""
+    kind, data = value
+    if kind == "%":
+        return (kind, sorted(data, key=repr))
+    if kind in "*~" and data is not None:
+        if pairs:
+            return (kind, sorted(zip(data[0::2], data[1::2]), key=repr), len(data) % 2)
+        return (kind, sorted(data, key=repr))
+    return value
+
+
+def atom(item):
+    """A reply element as something hashable: the bytes of a string, else its repr."""
+    return item[1] if item[0] == "$" and item[1] is not None else repr(item)
+
+
+def elements(value):
+    """The strings of an array or set reply ([] for anything else)."""
+    if value[0] in "*~" and value[1] is not None:
+        return [atom(item) for item in value[1]]
+    return []
+
+
+def hash_pairs(value):
+    """HGETALL's reply as a dict (RESP2 flat array or RESP3 map)."""
+    if value[0] == "%":
+        return {atom(k): atom(v) for k, v in value[1]}
+    items = elements(value)
+    return dict(zip(items[0::2], items[1::2]))
+
+
+def parse_int(arg):
+    try:
+        return int(arg)
+    except ValueError:
+        return None
+
+
+HASHTABLE = ("$", b"hashtable")
+SHARED_REFCOUNT = (":", 2147483647)  # OBJECT REFCOUNT of a shared integer (OBJ_SHARED_REFCOUNT)
+
+
+def pick_ok(cmd, before, reply):
+    """Whether a random pick (SRANDMEMBER, HRANDFIELD, SPOP) is one the value `before` (the
+    SMEMBERS or HGETALL reply read just before) allows."""
+    name = cmd.args[0].upper()
+    content = hash_pairs(before) if name == "HRANDFIELD" else None
+    universe = set(content) if content is not None else set(elements(before))
+    if len(cmd.args) < 3:  # one pick, or nil for a missing key
+        if reply[0] in "$_" and reply[1] is None:
+            return not universe
+        return reply[0] == "$" and reply[1] in universe
+    if reply[0] not in "*~" or reply[1] is None:
+        return False
+    count = parse_int(cmd.args[2])
+    if count is None:
+        return False
+    items = reply[1]
+    if name == "HRANDFIELD" and len(cmd.args) == 4:  # WITHVALUES
+        if items and items[0][0] == "*":  # RESP3: [field, value] pairs
+            if any(item[0] != "*" or item[1] is None or len(item[1]) != 2 for item in items):
+                return False
+            pairs = [(atom(item[1][0]), atom(item[1][1])) for item in items]
+        elif len(items) % 2:
+            return False
+        else:
+            pairs = [(atom(items[i]), atom(items[i + 1])) for i in range(0, len(items), 2)]
+        if any(content.get(f) != v for f, v in pairs):
+            return False
+        picks = [f for f, _ in pairs]
+    else:
+        if any(item[0] != "$" for item in items):
+            return False
+        picks = [item[1] for item in items]
+    if not set(picks) <= universe:
+        return False
+    if not universe:
+        return not picks
+    if count >= 0:
+        return len(picks) == min(count, len(universe)) and len(set(picks)) == len(picks)
+    return len(picks) == -count
+
+
 def replies_match(cmd, a, b):
+    try:
+        return compare(cmd, a, b)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return False  # a reply not shaped as the comparison expects: a difference
+
+
+def compare(cmd, a, b):
+    if a[0] == "lost" or b[0] == "lost":
+        return a == b
+    if cmd.pre and cmd.mode not in ("randpick", "spop", "encoded", "idle"):
+        # Probes compared exactly, then the command's own reply.
+        if a[1][:-1] != b[1][:-1]:
+            return False
+        a, b = a[1][-1], b[1][-1]
+    if cmd.mode == "encoded":
+        (enc_a, a), (enc_b, b) = a[1], b[1]
+        if enc_a != enc_b:
+            return False
+        if enc_a != HASHTABLE:
+            return a == b
+        return unordered(a, cmd.args[0].upper() == "HGETALL") == \
+            unordered(b, cmd.args[0].upper() == "HGETALL")
+    if cmd.mode == "unordered":
+        return unordered(a) == unordered(b)
+    if cmd.mode == "sunion":
+        # The union is built in a new set: an intset (sorted) while every member is an integer
+        # and there are at most 512, a hashtable (any order) otherwise.
+        if a == b:
+            return True
+        items = elements(a)
+        if a[0] in "*~" and len(items) <= 512 and all(redis_int(x) for x in items):
+            return False
+        return unordered(a) == unordered(b)
+    if cmd.mode in ("randpick", "spop"):
+        (before_a, a), (before_b, b) = a[1], b[1]
+        pairs = cmd.args[0].upper() == "HRANDFIELD"
+        if unordered(before_a, pairs) != unordered(before_b, pairs):
+            return False
+        if a == b:
+            return True
+        if a[0] != b[0] or a[0] == "-":
+            return False
+        return pick_ok(cmd, before_a, a) and pick_ok(cmd, before_b, b)
+    if cmd.mode == "hscan":
+        (enc_a, first_a, items_a), (enc_b, first_b, items_b) = a[1], b[1]
+        if enc_a != enc_b or items_a != items_b:
+            return False
+        # A listpack or intset is answered in one reply (cursor 0), in its own order.
+        return enc_a == HASHTABLE or first_a == first_b
+    if cmd.mode == "memusage":
+        return a == b or (a[0] == b[0] == ":")
+    if cmd.mode == "idle":
+        (ref_a, a), (ref_b, b) = a[1], b[1]
+        if ref_a != ref_b:
+            return False
+        if ref_a == SHARED_REFCOUNT:
+            # A shared integer's LRU clock is touched by every key that holds it (and was set
+            # when the server started): only the reply's type is certain.
+            return a[0] == b[0] and (a[0] != "-" or a == b)
+        return within(a, b, cmd.tol)
     if cmd.mode == "exact":
         return a == b
     if cmd.mode == "tol":
@@ -101,6 +250,46 @@ def scan_all(conn, args):
         rounds += 1
         if cursor == b"0" or rounds > 100_000:
             return ("keys", frozenset(keys))
+
+
+def hscan_all(conn, cmd):
+    """OBJECT ENCODING of the key, then a full HSCAN/SSCAN iteration from the command's
+    cursor: ("multi", [encoding, first reply, ("items", frozenset | None)]). The items are the
+    members (SSCAN) or (field, value) pairs (HSCAN); None when a reply was not a scan page."""
+    args = list(cmd.args)
+    conn.send(["OBJECT", "ENCODING", args[1]])
+    encoding = conn.read_reply()
+    first, items, rounds = None, set(), 0
+    while True:
+        conn.send(args)
+        value = conn.read_reply()
+        first = first or value
+        if (value[0] != "*" or value[1] is None or len(value[1]) != 2
+                or value[1][0][0] != "$" or value[1][1][0] != "*" or value[1][1][1] is None):
+            return ("multi", [encoding, first, ("items", None)])
+        page = [atom(item) for item in value[1][1][1]]
+        if args[0].upper() == "HSCAN":
+            if len(page) % 2:
+                return ("multi", [encoding, first, ("items", None)])
+            items.update(zip(page[0::2], page[1::2]))
+        else:
+            items.update(page)
+        cursor = value[1][0][1]
+        args[2] = cursor
+        rounds += 1
+        if cursor == b"0" or rounds > 100_000:
+            return ("multi", [encoding, first, ("items", frozenset(items))])
+
+
+def popped(value):
+    """The members an SPOP reply names, or None when it names none (error, wrong shape)."""
+    if value[0] == "$":
+        return [] if value[1] is None else [value[1]]
+    if value[0] == "_":
+        return []
+    if value[0] in "*~" and value[1] is not None:
+        return elements(value)
+    return None
 
 
 @dataclass
@@ -142,15 +331,50 @@ class Pair:
         self.conns = None
 
     def run(self, cmd):
-        """Returns both replies (parsed; ("lost", reason) when a connection broke)."""
+        """Returns both replies (parsed; ("lost", reason) when a connection broke). With probes
+        (cmd.pre) each is ("multi", [probe replies..., reply])."""
         if cmd.mode == "scan":
             return tuple(self._guard(lambda c: scan_all(c, cmd.args), c) for c in self.conns)
+        if cmd.mode == "hscan":
+            return tuple(self._guard(lambda c: hscan_all(c, cmd), c) for c in self.conns)
+        batch = list(cmd.pre) + [cmd.args]
         for conn in self.conns:
             try:
-                conn.send(cmd.args)
+                for args in batch:
+                    conn.send(args)
             except OSError:
                 pass
-        return tuple(self._guard(lambda c: c.read_reply(), c) for c in self.conns)
+        replies = tuple(self._guard(lambda c: ("multi", [c.read_reply() for _ in batch]), c)
+                        for c in self.conns)
+        if cmd.mode == "spop":
+            self._resync_after_spop(cmd, replies)
+        if not cmd.pre:
+            replies = tuple(r if r[0] == "lost" else r[1][0] for r in replies)
+        return replies
+
+    def _resync_after_spop(self, cmd, replies):
+        """Each server popped its own random members: remove from both whatever either popped,
+        so that both sets hold the same members again. When SPOP rebuilt the set from the
+        members it kept (count < size and 5 * (size - count) <= count), the new set's encoding
+        depends on which those were (a hashtable whose kept members are all integers becomes an
+        intset): the key is deleted instead, even when both kept the same members, so that no
+        later reply depends on the random draw."""
+        if any(r[0] == "lost" for r in replies):
+            return
+        pops = [popped(r[1][1]) for r in replies]
+        if pops[0] is None or pops[1] is None:
+            return
+        size = len(elements(replies[0][1][0]))
+        count = parse_int(cmd.args[2]) if len(cmd.args) == 3 else None
+        rebuilt = count is not None and count < size and (size - count) * 5 <= count
+        if rebuilt:
+            fix = ["DEL", cmd.args[1]]
+        elif set(pops[0]) != set(pops[1]):
+            fix = ["SREM", cmd.args[1]] + sorted(set(pops[0]) | set(pops[1]), key=repr)
+        else:
+            return
+        for conn in self.conns:
+            self._guard(lambda c: c.call(*fix), conn)
 
     @staticmethod
     def _guard(fn, conn):
@@ -166,7 +390,7 @@ def run_sequence(pair, active_expiry, commands, verbose=False):
     for i, cmd in enumerate(commands):
         ref, cand = pair.run(cmd)
         if verbose:
-            print("  %4d %-60.60s %s" % (i, cmd.case_line(), show(ref)))
+            print("  %4d %-60.60s %s" % (i, cmd.case_lines()[-1], show(ref)))
         if not replies_match(cmd, ref, cand):
             return Mismatch(i, cmd, ref, cand)
         if ref[0] == "lost":
@@ -179,6 +403,12 @@ def show(value):
         return "<%s>" % value[1]
     if value[0] == "keys":
         return "{%s}" % ", ".join(sorted(repr(k)[1:] for k in value[1]))
+    if value[0] == "multi":
+        return " ; ".join(show(v) for v in value[1])
+    if value[0] == "items":
+        if value[1] is None:
+            return "<no full iteration>"
+        return "{%s}" % ", ".join(sorted(repr(k) for k in value[1]))
     return repr(to_bytes(value))[1:]
 
 
@@ -216,7 +446,7 @@ def shrink(pair, active_expiry, commands, first, budget_s):
 
 def describe(seed, mismatch, labels):
     return ["MISMATCH seed %d at command %d: %s" % (seed, mismatch.index,
-                                                   mismatch.command.case_line()),
+                                                   mismatch.command.case_lines()[-1]),
             "  %s: %s" % (labels[0], show(mismatch.reference)),
             "  %s: %s" % (labels[1], show(mismatch.candidate))]
 

@@ -92,8 +92,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Both servers get the same flags; warden has only database 0, so Redis gets one database too.
-flags=(--bind 127.0.0.1 --save '' --appendonly no --enable-debug-command yes --databases 1)
+# Both servers get the same flags, with sixteen databases (Redis's default and warden's): the
+# differential tester uses several.
+flags=(--bind 127.0.0.1 --save '' --appendonly no --enable-debug-command yes --databases 16)
 
 wait_ping() {  # port pid
   local i

@@ -4,10 +4,31 @@ Each Command carries how its two replies are compared. Timing is made determinis
 construction: short TTLs lapse only inside a DEBUG SLEEP that the generator forces right after
 them, long TTLs never lapse during a run, and GT/LT only meet absolute deadlines far from any
 relative one.
+
+Strings, hashes and sets share one small key pool (so WRONGTYPE paths are hit), spread over a
+few of the sixteen databases. Replies that two Redis servers may legitimately give differently
+are compared by what is certain about them:
+
+- a hash or set in the hashtable encoding iterates in an order that depends on the process's
+  hash seed: HKEYS/HVALS/HGETALL/SMEMBERS first ask OBJECT ENCODING (compared exactly) and
+  compare the reply exactly for listpack/intset (insertion order, sorted integers) and as a
+  multiset (HGETALL: as field-value pairs) for hashtable;
+- SINTER and SDIFF as multisets; SUNION exactly when every member is an integer and there are
+  at most 512 (its result set is then an intset: sorted), else as a multiset;
+- random picks (SRANDMEMBER, HRANDFIELD, SPOP) first read the whole value (SMEMBERS or HGETALL,
+  compared as a set or dict), then check each server's pick against its own value: type, count,
+  distinctness for positive counts, membership, field-value pairs. After SPOP the members either
+  server popped are removed from both (SREM), or the key is deleted when SPOP rebuilt the set,
+  so both keyspaces stay identical;
+- HSCAN/SSCAN run a full iteration from the given cursor and compare the elements as a set; for
+  a listpack/intset value (a single reply) the reply is compared exactly;
+- MEMORY USAGE by reply type only; OBJECT IDLETIME within 2 s, or by type only for a shared
+  integer (OBJECT REFCOUNT 2147483647, whose LRU clock every key holding it shares).
 """
 
 import hashlib
 import random
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -17,24 +38,56 @@ class Command:
 
     mode: "exact" (raw bytes), "tol" (integers within `tol`), "sorted" (arrays as sorted lists),
     "scan" (a full SCAN iteration from cursor 0, compared as key sets), "nil_or_not"
-    (RANDOMKEY: both nil or both a key), "hello" (the map without its id).
+    (RANDOMKEY: both nil or both a key), "hello" (the map without its id), and for hashes and
+    sets (see the module docstring): "encoded" (OBJECT ENCODING first, then exact or as a
+    multiset), "unordered" (a multiset), "sunion", "randpick" and "spop" (the whole value
+    first, then the pick checked against it), "hscan" (OBJECT ENCODING, then a full HSCAN/SSCAN
+    iteration), "memusage" (reply type only), "idle" (OBJECT REFCOUNT first, then within `tol`).
+    `pre` holds the commands sent (to both servers, just before this one) whose replies the
+    comparison uses.
     """
     args: list
     mode: str = "exact"
     tol: int = 0
+    pre: list = field(default_factory=list)
 
     def case_line(self):
-        """The command in tests/differential case-file syntax."""
+        """The command in tests/differential case-file syntax (several lines when probes or a
+        comment go with it)."""
+        return "\n  ".join(self.case_lines())
+
+    def case_lines(self):
         words = " ".join(quote(a) for a in self.args)
+        pre = [" ".join(quote(a) for a in p) for p in self.pre]
         if self.mode == "tol":
-            return "~%d %s" % (self.tol, words)
+            return ["~%d %s" % (self.tol, words)]
         if self.mode == "sorted":
-            return "sorted " + words
+            return ["sorted " + words]
         if self.mode == "scan":
-            return "scanall " + " ".join(quote(a) for a in self.args[2:])
-        if self.mode in ("nil_or_not", "hello"):
-            return "type " + words
-        return words
+            return ["scanall " + " ".join(quote(a) for a in self.args[2:])]
+        if self.mode in ("nil_or_not", "hello", "memusage"):
+            return ["type " + words]
+        if self.mode == "encoded":
+            return ["# exact when OBJECT ENCODING is not hashtable, else sorted"] + pre + [words]
+        if self.mode == "unordered":
+            return ["sorted " + words]
+        if self.mode == "sunion":
+            return ["# exact when every member is an integer (an intset), else sorted",
+                    words]
+        if self.mode == "randpick":
+            return ["# a random pick: type, count and membership in the value read first"] + \
+                ["sorted " + p for p in pre] + ["type " + words]
+        if self.mode == "spop":
+            return ["# a random pop, checked against the members read first; then both "
+                    "servers SREM whatever either popped"] + ["sorted " + p for p in pre] + \
+                ["type " + words]
+        if self.mode == "hscan":
+            return ["# a full iteration from this cursor, compared as a set (exactly when "
+                    "OBJECT ENCODING is not hashtable)", "OBJECT ENCODING " + quote(self.args[1]),
+                    words]
+        if self.mode == "idle":
+            return pre + ["~%d %s" % (self.tol, words)]
+        return [words]
 
 
 def quote(arg):
@@ -76,6 +129,44 @@ PATTERNS = ["*", "k*", "lock:*", "k[0-2]", "?", "*a*", "k\\*", "[", "k[^1]", "\\
             "*[ab]", "k[2-0]", "[a-"]
 GARBAGE_NAMES = ["FOO", "lockk", "sett", "gett", "", "SET\x00", "GETDELL",
                  "MULTIX", "ping1", " "]
+
+# Hashes and sets use the same keys as strings (WRONGTYPE), with a preference per type so that
+# most commands meet a value of their own type: keys of their own, which the string commands
+# meet now and then, and keys shared with them.
+OWN_HASH_KEYS = ["h0", "h1"]
+OWN_SET_KEYS = ["s0", "s1", "s2"]  # and "sdst", a destination of SINTERSTORE and the like
+HASH_KEYS = ["k0", "k1", "lock:a"]
+SET_KEYS = ["k2", "lock:b", "lock:c"]
+# Values longer than 44 bytes are "raw" strings; longer than 64 they turn a hash into a hashtable.
+LONG_VALUES = ["L" * 45, "M" * 65, "lcs-" + "ab" * 40]
+# Strings with common subsequences, for LCS (and APPEND, GETRANGE, SETRANGE).
+TEXTS = ["ohmytext", "mynewtext", "abcbdab", "bdcaba", "hello world", "xyz"]
+FIELDS = ["f1", "f2", "f3", "a", "b", "1", "10", "-1"]
+RARE_FIELDS = ["", "f\x00", "F1", "g" * 65, "\xe9t\xe9"]
+# Set members: mostly integers (intsets), some not (the set becomes a hashtable). "-0", "007",
+# " 1", "+1" and "1.5" look like integers to a lenient parser but are strings to Redis.
+INT_MEMBERS = ["1", "2", "3", "10", "-5", "0", "100", "9223372036854775807",
+               "-9223372036854775808", "65536", "4294967296"]
+STR_MEMBERS = ["a", "b", "c", "x y", "-0", "007", " 1", "+1", "1.5", "", "m" * 70,
+               "9223372036854775808"]
+FLOAT_INCRS = ["1", "0.1", "-1.5", "2.5e3", "3.0e-2", "10", "-0", "5.0", "1e-5", "0x10",
+               "abc", "", " 1", "1 ", "inf", "-inf", "nan", "1.5e308", "1e400",
+               "1.7976931348623157e308"]
+# Bad integers for counts, offsets and indexes.
+BAD_INTS = ["abc", "", "1.5", " 1", "1e3", "9223372036854775808", "-9223372036854775809", "0x1"]
+RANGE_INDEXES = ["0", "1", "2", "3", "-1", "-2", "-3", "-100", "100", "5",
+                 "9223372036854775807", "-9223372036854775808"]
+# Databases: mostly the first few (so MOVE, COPY and SWAPDB meet keys), then the edges.
+DBS = ["0", "0", "1", "1", "2", "3", "15"]
+BAD_DBS = ["16", "-1", "abc", "", "1.0", "9223372036854775808"]
+SCAN_PATTERNS = ["*", "f*", "1*", "*1", "?", "a", "[ab]", "*\\*", "-*"]
+
+
+def redis_int(data):
+    """True when Redis stores the member in an intset (string2ll accepts it)."""
+    if not re.fullmatch(rb"0|-?[1-9][0-9]*", data):
+        return False
+    return -(1 << 63) <= int(data) < (1 << 63)
 
 # The lock scripts that clients send (redis-py's Lock, Redlock, the compare-and-delete idiom).
 LOCK_SCRIPTS = [
@@ -175,6 +266,17 @@ SCRIPT_RETURNS = [
     ("return v", "exact"),
     ("return t", "exact"),
     ("", "exact"),
+    ("return redis.call('hset', KEYS[1], 'f1', 'v')", "exact"),
+    ("return redis.call('hget', KEYS[1], 'f1')", "exact"),
+    ("return redis.call('hlen', KEYS[1])", "exact"),
+    ("return redis.pcall('hincrby', KEYS[1], 'f1', 2)", "exact"),
+    ("return redis.call('sadd', KEYS[1], '1', 'x')", "exact"),
+    ("return redis.call('scard', KEYS[1])", "exact"),
+    ("return redis.call('sismember', KEYS[1], '1')", "exact"),
+    ("return redis.pcall('smismember', KEYS[1], '1', 'x')", "exact"),
+    ("return redis.call('object', 'encoding', KEYS[1])", "exact"),
+    ("return redis.call('mget', KEYS[1], 'k1')", "exact"),
+    ("return redis.call('incrbyfloat', KEYS[1], '1.5')", "exact"),
 ]
 
 
@@ -186,12 +288,73 @@ class Generator:
     active_expiry: bool
     pending_sleep: int = -1  # commands left before a forced DEBUG SLEEP, -1 for none
     loaded: dict = field(default_factory=dict)  # sha1 hex -> comparison kind, SCRIPT LOADed
+    # Each seed leans towards one family (see FOCUS), so that values grow beyond a few members.
+    focus: str = "mixed"
+    # Keys that HSET/SADD wrote to lately: reads prefer them (a hint only, not a model).
+    recent: dict = field(default_factory=lambda: {"hash": [], "set": []})
 
     def key(self):
-        return self.rng.choice(RARE_KEYS) if self.rng.random() < 0.03 else self.rng.choice(KEYS)
+        r = self.rng.random()
+        if r < 0.03:
+            return self.rng.choice(RARE_KEYS)
+        if r < 0.12:
+            return self.rng.choice(OWN_HASH_KEYS + OWN_SET_KEYS)
+        return self.rng.choice(KEYS)
 
     def value(self):
+        r = self.rng.random()
+        if r < 0.04:
+            return self.rng.choice(LONG_VALUES)
+        if r < 0.12:
+            return self.rng.choice(TEXTS)
         return self.rng.choice(VALUES)
+
+    def bad(self, p=0.05):
+        """True at the rate of bad arguments (non-integers, bad floats, missing words)."""
+        return self.rng.random() < p
+
+    def wrote(self, kind, key):
+        keys = self.recent[kind]
+        if key in keys:
+            keys.remove(key)
+        keys.append(key)
+        del keys[:-3]
+
+    def read_key(self, kind):
+        if self.recent[kind] and self.rng.random() < 0.5:
+            return self.rng.choice(self.recent[kind])
+        return self.hkey() if kind == "hash" else self.skey()
+
+    def hkey(self):
+        r = self.rng.random()
+        if r < 0.5:
+            return self.rng.choice(OWN_HASH_KEYS)
+        return self.rng.choice(HASH_KEYS) if r < 0.75 else self.key()
+
+    def skey(self):
+        r = self.rng.random()
+        if r < 0.55:
+            return self.rng.choice(OWN_SET_KEYS)
+        return self.rng.choice(SET_KEYS) if r < 0.78 else self.key()
+
+    def field(self):
+        return self.rng.choice(RARE_FIELDS) if self.rng.random() < 0.04 else \
+            self.rng.choice(FIELDS)
+
+    def hvalue(self):
+        if self.rng.random() < 0.3:
+            return self.rng.choice(["5", "-3", "0", "1.5", "9223372036854775807", "1e2", "x"])
+        return self.value()
+
+    def member(self):
+        return self.rng.choice(STR_MEMBERS if self.rng.random() < 0.25 else INT_MEMBERS)
+
+    def db(self):
+        return self.rng.choice(BAD_DBS) if self.bad(0.08) else self.rng.choice(DBS)
+
+    def opt(self, word):
+        """An option word, now and then in lower case (options are case-insensitive)."""
+        return word.lower() if self.rng.random() < 0.15 else word
 
     def short_ttl(self):
         if self.pending_sleep < 0:
@@ -231,7 +394,9 @@ class Generator:
             return Command(["DEBUG", "SLEEP", "0.05"])
         if self.pending_sleep > 0:
             self.pending_sleep -= 1
-        make = self.rng.choices(self.MAKERS, weights=[w for _, w in self.MAKERS])[0][0]
+        boost = FOCUS[self.focus]
+        make = self.rng.choices(
+            self.MAKERS, weights=[w * boost.get(m.__name__, 1) for m, w in self.MAKERS])[0][0]
         return make(self)
 
     # Each maker returns one Command.
@@ -320,7 +485,8 @@ class Generator:
             elif r < 0.7:
                 args += ["COUNT", self.rng.choice(["1", "2", "10", "1000", "0", "-1", "abc"])]
             elif r < 0.85:
-                args += ["TYPE", self.rng.choice(["string", "list", "STRING", "none", "foo"])]
+                args += ["TYPE", self.rng.choice(["string", "list", "STRING", "none", "foo",
+                                                  "hash", "set", "SET", "zset"])]
             else:
                 args.append(self.rng.choice(["MATCH", "COUNT", "FOO"]))
         return Command(args, mode="scan")
@@ -391,6 +557,20 @@ class Generator:
             ("SETEX", [2, 4]), ("PSETEX", [1]), ("EVAL", [0]), ("EVALSHA", [0]),
             ("PERSIST", [0, 2]), ("TYPE", [0, 2]), ("KEYS", [0, 2]), ("SCAN", [0]),
             ("EXISTS", [0]), ("DBSIZE", [1]), ("INCRBY", [1, 3]), ("ECHO", [0, 2]),
+            ("HSET", [0, 1, 2, 4]), ("HSETNX", [2, 4]), ("HGET", [0, 1, 3]), ("HMSET", [2, 4]),
+            ("HMGET", [0, 1]), ("HDEL", [0, 1]), ("HLEN", [0, 2]), ("HSTRLEN", [1, 3]),
+            ("HINCRBY", [2, 4]), ("HINCRBYFLOAT", [2, 4]), ("HKEYS", [0, 2]), ("HVALS", [2]),
+            ("HGETALL", [0, 2]), ("HEXISTS", [1, 3]), ("HSCAN", [0, 1]), ("HRANDFIELD", [0]),
+            ("SADD", [0, 1]), ("SREM", [1]), ("SMEMBERS", [0, 2]), ("SISMEMBER", [1, 3]),
+            ("SMISMEMBER", [1]), ("SCARD", [0, 2]), ("SPOP", [0]), ("SRANDMEMBER", [0]),
+            ("SMOVE", [2, 4]), ("SINTER", [0]), ("SINTERSTORE", [1]), ("SINTERCARD", [0, 1]),
+            ("SUNION", [0]), ("SUNIONSTORE", [0, 1]), ("SDIFF", [0]), ("SDIFFSTORE", [1]),
+            ("SSCAN", [0, 1]), ("MSET", [0, 1, 3]), ("MSETNX", [1, 3]), ("MGET", [0]),
+            ("GETDEL", [0, 2]), ("GETEX", [0]), ("GETSET", [1, 3]), ("APPEND", [1, 3]),
+            ("STRLEN", [0, 2]), ("GETRANGE", [1, 2]), ("SETRANGE", [2]), ("SUBSTR", [2, 4]),
+            ("INCRBYFLOAT", [1, 3]), ("LCS", [0, 1]), ("RENAME", [1, 3]), ("RENAMENX", [1]),
+            ("COPY", [0, 1]), ("MOVE", [1, 3]), ("SWAPDB", [1, 3]), ("TOUCH", [0]),
+            ("OBJECT", [0]), ("MEMORY", [0]), ("SELECT", [0, 2]), ("FLUSHDB", [2]),
         ])
         return Command([op] + [self.key() for _ in range(self.rng.choice(counts))])
 
@@ -412,11 +592,302 @@ class Generator:
             return Command(["DEBUG", "SLEEP", "0"])
         return Command(["DEBUG", "SLEEP", "0.05"])
 
+    # Hashes.
+
+    def hash_cmd(self):
+        op = self.rng.choices(
+            ["HSET", "HSETNX", "HGET", "HMSET", "HMGET", "HDEL", "HLEN", "HSTRLEN", "HINCRBY",
+             "HINCRBYFLOAT", "HKEYS", "HVALS", "HGETALL", "HEXISTS", "HSCAN", "HRANDFIELD"],
+            weights=[12, 3, 8, 3, 4, 5, 3, 2, 4, 3, 3, 2, 5, 2, 3, 4])[0]
+        key = self.hkey() if op in ("HSET", "HMSET", "HSETNX") else self.read_key("hash")
+        if op in ("HSET", "HMSET"):
+            self.wrote("hash", key)
+            args = [op, key]
+            for _ in range(self.rng.choice([1, 1, 1, 2, 3])):
+                args += [self.field(), self.hvalue()]
+            if self.bad():
+                args.pop()  # an odd number of field/value words
+            return Command(args)
+        if op == "HSETNX":
+            return Command([op, key, self.field(), self.hvalue()])
+        if op in ("HGET", "HSTRLEN", "HEXISTS"):
+            return Command([op, key, self.field()])
+        if op in ("HMGET", "HDEL"):
+            return Command([op, key] + [self.field() for _ in range(self.rng.randint(1, 3))])
+        if op == "HLEN":
+            return Command([op, key])
+        if op == "HINCRBY":
+            return Command([op, key, self.field(), self.rng.choice(INCR_AMOUNTS)])
+        if op == "HINCRBYFLOAT":
+            return Command([op, key, self.field(), self.rng.choice(FLOAT_INCRS)])
+        if op in ("HKEYS", "HVALS", "HGETALL"):
+            return Command([op, key], mode="encoded", pre=[["OBJECT", "ENCODING", key]])
+        if op == "HSCAN":
+            return self.xscan(op, key)
+        # HRANDFIELD key [count [WITHVALUES]]
+        args = [op, key]
+        if self.rng.random() < 0.75:
+            args.append(self.rng.choice(
+                ["1", "2", "3", "5", "-1", "-2", "-5", "0", "10", "100", "9223372036854775807"]
+                if not self.bad(0.08) else
+                ["abc", "-9223372036854775808", "1.5", "4611686018427387904", ""]))
+            r = self.rng.random()
+            if r < 0.5:
+                args.append(self.opt("WITHVALUES"))
+            elif r < 0.55:
+                args.append(self.rng.choice(["WITHVALUE", "1", "WITHVALUES x"]))
+            elif r < 0.58:
+                args += ["WITHVALUES", "WITHVALUES"]
+        return Command(args, mode="randpick", pre=[["HGETALL", key]])
+
+    # Sets.
+
+    def set_type_cmd(self):
+        op = self.rng.choices(
+            ["SADD", "SREM", "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SPOP",
+             "SRANDMEMBER", "SMOVE", "SINTER", "SINTERSTORE", "SINTERCARD", "SUNION",
+             "SUNIONSTORE", "SDIFF", "SDIFFSTORE", "SSCAN"],
+            weights=[14, 5, 5, 3, 2, 3, 4, 4, 3, 3, 2, 2, 3, 2, 3, 2, 3])[0]
+        key = self.skey() if op == "SADD" else self.read_key("set")
+        if op == "SADD":
+            self.wrote("set", key)
+            return Command([op, key] + [self.member() for _ in range(self.rng.randint(1, 5))])
+        if op in ("SREM", "SMISMEMBER"):
+            return Command([op, key] + [self.member() for _ in range(self.rng.randint(1, 3))])
+        if op == "SISMEMBER":
+            return Command([op, key, self.member()])
+        if op == "SCARD":
+            return Command([op, key])
+        if op == "SMEMBERS":
+            return Command([op, key], mode="encoded", pre=[["OBJECT", "ENCODING", key]])
+        if op == "SPOP":
+            args = [op, key]
+            if self.rng.random() < 0.6:
+                # 5, 6, 10, 18 and 500 leave a fifth of a set of 6, 7, 11, 20 or 513 or less:
+                # Redis then rebuilds the set from the members it keeps.
+                args.append(self.rng.choice(["1", "1", "2", "2", "3", "5", "6", "10", "18", "500",
+                                             "0", "100", "9223372036854775807"])
+                            if not self.bad(0.08) else self.rng.choice(["-1", "abc", "1.5", ""]))
+                if self.bad(0.03):
+                    args.append("1")  # SPOP takes one count at most: a syntax error
+            return Command(args, mode="spop", pre=[["SMEMBERS", key]])
+        if op == "SRANDMEMBER":
+            args = [op, key]
+            if self.rng.random() < 0.75:
+                args.append(self.rng.choice(["1", "2", "3", "5", "0", "-1", "-3", "-10", "10",
+                                             "100", "9223372036854775807"])
+                            if not self.bad(0.08) else
+                            self.rng.choice(["abc", "-9223372036854775808", "1.5", ""]))
+            return Command(args, mode="randpick", pre=[["SMEMBERS", key]])
+        if op == "SMOVE":
+            return Command([op, key, self.skey(), self.member()])
+        keys = [key] + [self.read_key("set") for _ in range(self.rng.choice([0, 1, 1, 2]))]
+        if op in ("SINTER", "SDIFF"):
+            return Command([op] + keys, mode="unordered")
+        if op == "SUNION":
+            return Command([op] + keys, mode="sunion")
+        if op in ("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"):
+            dst = self.rng.choice(["s2", "sdst"]) if self.rng.random() < 0.5 else self.skey()
+            self.wrote("set", dst)
+            return Command([op, dst] + keys)
+        if op == "SINTERCARD":
+            numkeys = str(len(keys))
+            if self.bad(0.1):
+                numkeys = self.rng.choice(["0", "-1", "abc", str(len(keys) + 1), ""])
+            args = [op, numkeys] + keys
+            r = self.rng.random()
+            if r < 0.4:
+                args += [self.opt("LIMIT"), self.rng.choice(["0", "1", "2", "5"])
+                         if not self.bad(0.15) else self.rng.choice(["-1", "abc", ""])]
+            elif r < 0.45:
+                args.append(self.rng.choice(["LIMIT", "FOO"]))
+            return Command(args)
+        return self.xscan(op, key)  # SSCAN
+
+    def xscan(self, op, key):
+        """HSCAN/SSCAN key cursor [MATCH p] [COUNT n]: a full iteration (mode "hscan")."""
+        cursor = "0"
+        if self.bad(0.08):
+            # Invalid cursors only: a valid non-zero one points into a hash table whose layout
+            # differs between any two servers.
+            cursor = self.rng.choice(["abc", "", " 0", "0x", "18446744073709551616"])
+        args = [op, key, cursor]
+        for _ in range(self.rng.choice([0, 1, 1, 2])):
+            r = self.rng.random()
+            if r < 0.45:
+                args += [self.opt("MATCH"), self.rng.choice(SCAN_PATTERNS)]
+            elif r < 0.85:
+                args += [self.opt("COUNT"), self.rng.choice(["1", "2", "10", "1000"])
+                         if not self.bad(0.2) else self.rng.choice(["0", "-1", "abc"])]
+            elif r < 0.92:
+                args += ["TYPE", "string"]  # SCAN's option only: a syntax error here
+            else:
+                args.append(self.rng.choice(["MATCH", "COUNT", "NOVALUES", "FOO"]))
+        return Command(args, mode="hscan")
+
+    def big_value(self):
+        """A hash or set past the listpack/intset limits (512 entries), or just under them."""
+        n = self.rng.choice([20, 511, 512, 513, 520])
+        r = self.rng.random()
+        key = self.hkey() if r < 0.4 else self.skey()
+        self.wrote("hash" if r < 0.4 else "set", key)
+        if r < 0.4:
+            args = ["HSET", key]
+            for i in range(n):
+                args += ["f%d" % i, str(i)]
+            return Command(args)
+        if r < 0.85:
+            return Command(["SADD", key] + [str(i * 3 - 7) for i in range(n)])
+        return Command(["SADD", key] + ["m%d" % i for i in range(n)])
+
+    # Strings beyond SET/GET.
+
+    def string_ext(self):
+        op = self.rng.choices(
+            ["MSET", "MSETNX", "MGET", "GETDEL", "GETEX", "GETSET", "APPEND", "STRLEN",
+             "GETRANGE", "SETRANGE", "SUBSTR", "INCRBYFLOAT", "LCS"],
+            weights=[5, 3, 5, 3, 5, 3, 5, 3, 4, 4, 2, 5, 4])[0]
+        key = self.key()
+        if op in ("MSET", "MSETNX"):
+            args = [op]
+            for _ in range(self.rng.choice([1, 1, 2, 3])):
+                args += [self.key(), self.value()]
+            if self.bad():
+                args.pop()
+            return Command(args)
+        if op == "MGET":
+            return Command([op] + [self.key() for _ in range(self.rng.randint(1, 4))])
+        if op in ("GETDEL", "STRLEN"):
+            return Command([op, key])
+        if op == "GETSET":
+            return Command([op, key, self.value()])
+        if op == "APPEND":
+            return Command([op, key, self.rng.choice(TEXTS + ["", "1", "0", "-"])])
+        if op in ("GETRANGE", "SUBSTR"):
+            return Command([op, key] + [self.rng.choice(RANGE_INDEXES) if not self.bad()
+                                        else self.rng.choice(BAD_INTS) for _ in range(2)])
+        if op == "SETRANGE":
+            # No offset near 512 MB that passes the size check: it would allocate that much.
+            offset = self.rng.choice(["0", "1", "3", "5", "12"]) if not self.bad(0.12) else \
+                self.rng.choice(["-1", "abc", "536870912", "9223372036854775807", "1.5"])
+            return Command([op, key, offset, self.rng.choice(TEXTS + ["", "Z", "12"])])
+        if op == "INCRBYFLOAT":
+            return Command([op, key, self.rng.choice(FLOAT_INCRS)])
+        if op == "LCS":
+            args = [op, key, self.key()]
+            for _ in range(self.rng.choice([0, 0, 1, 2, 3])):
+                r = self.rng.random()
+                if r < 0.25:
+                    args.append(self.opt("LEN"))
+                elif r < 0.5:
+                    args.append(self.opt("IDX"))
+                elif r < 0.7:
+                    args += [self.opt("MINMATCHLEN"), self.rng.choice(["0", "1", "2", "4", "-1"])
+                             if not self.bad(0.15) else self.rng.choice(BAD_INTS)]
+                elif r < 0.9:
+                    args.append(self.opt("WITHMATCHLEN"))
+                else:
+                    args.append(self.rng.choice(["MINMATCHLEN", "FOO", "STRINGS"]))
+            return Command(args)
+        # GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]
+        args = [op, key]
+        r = self.rng.random()
+        if r < 0.25:
+            pass
+        elif r < 0.4:
+            args += [self.opt("EX"), self.ex()]
+        elif r < 0.55:
+            args += [self.opt("PX"), self.px()]
+        elif r < 0.65:
+            args += [self.opt("EXAT"), self.abs_s()]
+        elif r < 0.75:
+            args += [self.opt("PXAT"), self.abs_ms()]
+        elif r < 0.88:
+            args.append(self.opt("PERSIST"))
+        else:
+            args += self.rng.choice([["EX"], ["PX", "100000", "EX", "60"], ["FOO"],
+                                     ["PERSIST", "EX", "60"], ["EX", "60", "PERSIST"],
+                                     ["KEEPTTL"], ["PXAT"]])
+        return Command(args)
+
+    # Keyspace commands.
+
+    def keyspace_cmd(self):
+        op = self.rng.choices(
+            ["RENAME", "RENAMENX", "COPY", "MOVE", "SWAPDB", "TOUCH", "OBJECT", "MEMORY"],
+            weights=[4, 3, 5, 3, 1, 2, 6, 2])[0]
+        key = self.key()
+        if op in ("RENAME", "RENAMENX"):
+            return Command([op, key, self.key()])
+        if op == "COPY":
+            args = [op, key, self.key()]
+            for _ in range(self.rng.choice([0, 1, 1, 2])):
+                r = self.rng.random()
+                if r < 0.45:
+                    args += [self.opt("DB"), self.db()]
+                elif r < 0.85:
+                    args.append(self.opt("REPLACE"))
+                else:
+                    args.append(self.rng.choice(["DB", "FOO", "NX"]))
+            return Command(args)
+        if op == "MOVE":
+            return Command([op, key, self.db()])
+        if op == "SWAPDB":
+            return Command([op, self.db(), self.db()])
+        if op == "TOUCH":
+            return Command([op] + [self.key() for _ in range(self.rng.randint(1, 3))])
+        if op == "MEMORY":
+            args = ["MEMORY", self.opt("USAGE"), key]
+            r = self.rng.random()
+            if r < 0.2:
+                args += [self.opt("SAMPLES"), self.rng.choice(["0", "1", "5", "-1", "abc"])]
+            elif r < 0.25:
+                args.append(self.rng.choice(["SAMPLES", "FOO"]))
+            elif r < 0.3:
+                args = ["MEMORY", self.rng.choice(["FOO", "USAGE"])]
+            # MEMORY USAGE finds the key without expiring it: with active expiry on, a lapsed
+            # key may or may not be gone yet. EXISTS first removes it on both servers.
+            pre = [["EXISTS", key]] if self.active_expiry else []
+            return Command(args, mode="memusage", pre=pre)
+        sub = self.rng.choices(["ENCODING", "REFCOUNT", "IDLETIME", "FREQ", "HELP", "bad"],
+                               weights=[10, 5, 4, 2, 1, 2])[0]
+        if sub == "HELP":
+            return Command(["OBJECT", self.opt("HELP")])
+        if sub == "bad":
+            return Command(self.rng.choice([["OBJECT", "ENCODING"], ["OBJECT", "FOO", key],
+                                            ["OBJECT", "ENCODING", key, key],
+                                            ["OBJECT", "HELP", key]]))
+        if sub == "IDLETIME":
+            return Command(["OBJECT", self.opt(sub), key], mode="idle", tol=2,
+                           pre=[["OBJECT", "REFCOUNT", key]])
+        return Command(["OBJECT", self.opt(sub), key])
+
+    def db_cmd(self):
+        r = self.rng.random()
+        if r < 0.8:
+            return Command(["SELECT", "0" if self.rng.random() < 0.4 else self.db()])
+        if r < 0.95:
+            return Command(["FLUSHDB"] + ([self.rng.choice(["ASYNC", "SYNC"])]
+                                          if self.rng.random() < 0.3 else []))
+        return Command(["FLUSHALL"])
+
     MAKERS = [
         (set_cmd, 14), (lock_set, 8), (get_family, 14), (ttl_family, 8), (expire_family, 9),
         (setex_family, 4), (incrby, 3), (keys_cmd, 3), (scan_cmd, 3), (dbsize_or_randomkey, 3),
-        (lock_script, 7), (random_script, 10), (script_admin, 2), (garbage, 5), (misc, 4),
+        (lock_script, 7), (random_script, 10), (script_admin, 2), (garbage, 6), (misc, 4),
+        (hash_cmd, 16), (set_type_cmd, 16), (string_ext, 12), (keyspace_cmd, 8), (db_cmd, 3),
+        (big_value, 0.6),
     ]
+
+
+# Weight multipliers of the makers, by the family a seed leans towards.
+FOCUS = {
+    "mixed": {},
+    "strings": {"string_ext": 3, "keyspace_cmd": 2},
+    "hashes": {"hash_cmd": 4, "big_value": 2},
+    "sets": {"set_type_cmd": 4, "big_value": 2},
+    "keyspace": {"keyspace_cmd": 3, "db_cmd": 2, "hash_cmd": 2, "set_type_cmd": 2},
+}
 
 
 def sha1_hex(body):
@@ -426,4 +897,5 @@ def sha1_hex(body):
 def generate(seed, length):
     rng = random.Random(seed)
     gen = Generator(rng=rng, base_ms=int(time.time() * 1000), active_expiry=rng.random() < 0.5)
+    gen.focus = rng.choice(sorted(FOCUS))
     return gen.active_expiry, [gen.next() for _ in range(length)]
