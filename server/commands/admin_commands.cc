@@ -15,6 +15,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/scripting/script_engine.h"
 #include "server/version.h"
 
 namespace warden::server {
@@ -117,11 +118,30 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   Field(out, "used_memory_rss", static_cast<std::int64_t>(rss));
   Field(out, "used_memory_rss_human", HumanBytes(rss));
   Field(out, "used_memory_dataset", static_cast<std::int64_t>(ctx.server.dbs.memory_bytes()));
-  Field(out, "used_memory_lua", "0");
+  // The script fields of Redis 7.0, functions included (warden has none yet).
+  const auto lua = static_cast<std::int64_t>(ctx.server.scripts->memory_bytes());
+  const auto scripts = static_cast<std::int64_t>(ctx.server.scripts->scripts_bytes());
+  Field(out, "used_memory_lua", lua);
+  Field(out, "used_memory_vm_eval", lua);
+  Field(out, "used_memory_lua_human", HumanBytes(static_cast<std::size_t>(lua)));
+  Field(out, "used_memory_scripts_eval", scripts);
+  Field(out, "number_of_cached_scripts",
+        static_cast<std::int64_t>(ctx.server.scripts->cached_scripts()));
+  Field(out, "number_of_functions", "0");
+  Field(out, "number_of_libraries", "0");
+  Field(out, "used_memory_vm_functions", "0");
+  Field(out, "used_memory_vm_total", lua);
+  Field(out, "used_memory_vm_total_human", HumanBytes(static_cast<std::size_t>(lua)));
+  Field(out, "used_memory_functions", "0");
+  Field(out, "used_memory_scripts", scripts);
+  Field(out, "used_memory_scripts_human", HumanBytes(static_cast<std::size_t>(scripts)));
   Field(out, "maxmemory", "0");
   Field(out, "maxmemory_human", "0B");
   Field(out, "maxmemory_policy", "noeviction");
   Field(out, "mem_allocator", "libc");
+  // Large values and flushed databases waiting for the reclaimer.
+  Field(out, "lazyfree_pending_objects",
+        static_cast<std::int64_t>(ctx.server.dbs.reclaimer().pending()));
   out.append("\r\n");
 }
 

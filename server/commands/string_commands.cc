@@ -199,7 +199,8 @@ bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
 }
 
 bool ParseLongDouble(std::string_view text, long double& out) {
-  // Redis's string2ld: strtold over a NUL-terminated copy, so bytes after a NUL are ignored.
+  // Redis's string2ld: strtold over a NUL-terminated copy, which must consume every byte (so
+  // a value with a NUL in it is not a float).
   if (text.empty() || text.size() >= 5 * 1024) return false;
   const std::string copy(text);
   const char* begin = copy.c_str();
@@ -207,7 +208,7 @@ bool ParseLongDouble(std::string_view text, long double& out) {
   errno = 0;
   char* end = nullptr;
   const long double value = std::strtold(begin, &end);
-  if (*end != '\0' || std::isnan(value)) return false;
+  if (*end != '\0' || end != begin + text.size() || std::isnan(value)) return false;
   if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || value == 0)) return false;
   if (errno == EINVAL) return false;
   out = value;

@@ -67,6 +67,13 @@ class ScriptEngine {
   bool busy() const { return busy_; }
   std::size_t cached_scripts() const { return scripts_.size(); }
   std::size_t memory_bytes() const { return lua_memory_; }
+  // The cached scripts' bodies and their cache entries (INFO's used_memory_scripts_eval).
+  std::size_t scripts_bytes() const {
+    std::size_t n = 0;
+    for (const auto& [sha, script] : scripts_)
+      n += sha.size() + script.body.size() + sizeof(Script);
+    return n;
+  }
   // Called between Lua instructions while busy, to serve other clients.
   void set_poll_clients(std::function<void()> poll) { poll_clients_ = std::move(poll); }
   // Asked between Lua instructions: true stops the running script even if it wrote (shutdown).

@@ -41,6 +41,27 @@ TEST_F(AdminCommandsTest, InfoKeyspaceCountsKeysAndExpires) {
             "$44\r\n# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=0\r\n\r\n");
 }
 
+TEST_F(AdminCommandsTest, InfoKeyspaceHasALinePerDatabaseInUse) {
+  Run({"SET", "a", "1"});
+  Run({"SELECT", "3"});
+  Run({"HSET", "h", "f", "v"});
+  Run({"SADD", "s", "m"});
+
+  EXPECT_EQ(Run({"INFO", "keyspace"}),
+            "$76\r\n# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n"
+            "db3:keys=2,expires=0,avg_ttl=0\r\n\r\n");
+}
+
+TEST_F(AdminCommandsTest, InfoMemoryCountsCachedScripts) {
+  Run({"SCRIPT", "LOAD", "return 1"});
+  Run({"SCRIPT", "LOAD", "return 2"});
+
+  const std::string info = Run({"INFO", "memory"});
+  EXPECT_NE(info.find("\r\nnumber_of_cached_scripts:2\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("\r\nnumber_of_functions:0\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("\r\nlazyfree_pending_objects:0\r\n"), std::string::npos) << info;
+}
+
 TEST_F(AdminCommandsTest, InfoUnknownSectionIsEmptyBulk) {
   EXPECT_EQ(Run({"INFO", "nosuchsection"}), "$0\r\n\r\n");
 }
