@@ -7,6 +7,10 @@
 
 namespace warden::storage {
 
+// However high the options are set, a packed value stays under 1 GB (Redis's listpack safety
+// limit), far below the 2 GB an entry can hold.
+inline constexpr std::size_t kMaxPackedBytes = std::size_t{1} << 30;
+
 struct EncodingLimits {
   std::size_t hash_max_listpack_entries = 512;
   std::size_t hash_max_listpack_value = 64;

@@ -80,6 +80,13 @@ bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string
     AppendPacked(packed, value);
     ++fields;
   }
+  if (packed.size() > kMaxPackedBytes) {
+    // Too big to pack whatever the options say: the old value converts, then takes the write.
+    hash = ConvertToTable(keyspace, hash);
+    Keyspace* table = hash->table();
+    table->Store(field, value, kNoDeadline, table->Find(field, 0));
+    return !found;
+  }
   hash = keyspace.SetValue(hash, packed, Encoding::kHashPacked);
   if (fields > limits.hash_max_listpack_entries) hash = ConvertToTable(keyspace, hash);
   return !found;

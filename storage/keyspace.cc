@@ -212,7 +212,7 @@ Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encodin
     ReleaseValue(entry);
   }
   Entry* e = Relocate(entry, entry->header_size() + entry->key_len_ + value.size());
-  std::memmove(e->data() + e->key_len_, value.data(), value.size());
+  if (!value.empty()) std::memmove(e->data() + e->key_len_, value.data(), value.size());
   e->value_len_ = static_cast<std::uint32_t>(value.size());
   e->encoding_ = static_cast<std::uint32_t>(encoding);
   return e;
@@ -234,8 +234,9 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
   e->key_len_ = static_cast<std::uint32_t>(key.size());
   e->encoding_ = static_cast<std::uint32_t>(encoding);
   e->value_len_ = static_cast<std::uint32_t>(value.size());
-  std::memcpy(e->data(), key.data(), key.size());
-  std::memcpy(e->data() + key.size(), value.data(), value.size());
+  // An empty view may have no data pointer, which memcpy must not see.
+  if (!key.empty()) std::memcpy(e->data(), key.data(), key.size());
+  if (!value.empty()) std::memcpy(e->data() + key.size(), value.data(), value.size());
   Insert(e, Hash(key));
   SetDeadline(e, deadline_ms);
   return e;
@@ -345,8 +346,10 @@ bool Keyspace::ClearSome(std::size_t max_entries) {
       while (link != 0) {
         Entry* e = EntryOf(link);
         link = e->next_;
+        // A small table is freed with its key: its fields count against the budget too.
+        const std::size_t cost = 1 + (IsLarge(e->encoding()) ? e->table()->size() : 0);
         Free(e);
-        if (max_entries > 0) --max_entries;
+        max_entries = cost >= max_entries ? 0 : max_entries - cost;
       }
       if (max_entries == 0) return false;
     }

@@ -91,7 +91,9 @@ bool SetAdd(Keyspace& keyspace, Entry*& set, std::string_view key, std::string_v
       out.append(reinterpret_cast<const char*>(&v), 8);
       out.append(bytes.substr(i * 8));
       set = keyspace.SetValue(set, out, Encoding::kSetInts);
-      if (IntCount(*set) > limits.set_max_intset_entries) set = ConvertToTable(keyspace, set);
+      if (IntCount(*set) > limits.set_max_intset_entries || out.size() > kMaxPackedBytes) {
+        set = ConvertToTable(keyspace, set);
+      }
       return true;
     }
     set = ConvertToTable(keyspace, set);

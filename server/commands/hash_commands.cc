@@ -86,8 +86,9 @@ void RandomFieldsWithCount(CommandContext& ctx, std::int64_t count, bool with_va
   storage::Random& random = ctx.server.random;
   const bool flat = !(with_values && ctx.reply.protocol() == 3);
   const std::size_t size = storage::HashLength(*hash);
+  // (count <= size / 3, written so that a count near INT64_MAX cannot overflow.)
   if (hash->encoding() == storage::Encoding::kHashTable &&
-      (count < 0 || static_cast<std::uint64_t>(count) * 3 <= size)) {
+      (count < 0 || static_cast<std::uint64_t>(count) <= size / 3)) {
     // A large table: draw entries rather than list them all.
     storage::Keyspace& table = *hash->table();
     const bool repeats = count < 0;

@@ -1,7 +1,8 @@
 // Pins the allocation cost of the lock path: a warmed-up loop of SET NX PX / GET / DEL / PTTL
-// through the dispatcher makes no operator-new allocation at all. Keys and values live in
-// malloc'd entries, which are not counted; what this catches is a std::string, std::vector or
-// other temporary creeping into parsing, dispatch, a handler or the reply writer.
+// through the dispatcher makes no operator-new allocation at all, nor does a Redisson lock (a
+// one-field hash: HSET, HGET, HINCRBY, HDEL) or adding and checking set members. Keys and
+// values live in malloc'd entries, which are not counted; what this catches is a std::string,
+// std::vector or other temporary creeping into parsing, dispatch, a handler or the reply writer.
 //
 // This binary replaces the global operator new and delete, so it is its own executable: the
 // replacement must not reach the other tests.
@@ -101,6 +102,33 @@ class AllocationTest : public CommandTest {
     return wrong;
   }
 
+  // A Redisson lock, a one-field hash: taken, checked, re-entered, released, and the key gone
+  // with its last field.
+  int RedissonRound() {
+    int wrong = 0;
+    wrong += RunView({"HSET", "rlock", "uuid:1", "1"}) != ":1\r\n";
+    wrong += RunView({"PEXPIRE", "rlock", "30000"}) != ":1\r\n";
+    wrong += RunView({"HGET", "rlock", "uuid:1"}) != "$1\r\n1\r\n";
+    wrong += RunView({"HINCRBY", "rlock", "uuid:1", "1"}) != ":2\r\n";
+    wrong += RunView({"HINCRBY", "rlock", "uuid:1", "-2"}) != ":0\r\n";
+    wrong += RunView({"HDEL", "rlock", "uuid:1"}) != ":1\r\n";
+    return wrong;
+  }
+
+  // Members added, checked and removed: an intset that comes and goes with its member, and a
+  // table-encoded set that stays (it holds "keep").
+  int SetRound() {
+    int wrong = 0;
+    wrong += RunView({"SADD", "ids", "42"}) != ":1\r\n";
+    wrong += RunView({"SADD", "ids", "42"}) != ":0\r\n";
+    wrong += RunView({"SISMEMBER", "ids", "42"}) != ":1\r\n";
+    wrong += RunView({"SREM", "ids", "42"}) != ":1\r\n";
+    wrong += RunView({"SADD", "tags", "lock"}) != ":1\r\n";
+    wrong += RunView({"SISMEMBER", "tags", "lock"}) != ":1\r\n";
+    wrong += RunView({"SREM", "tags", "lock"}) != ":1\r\n";
+    return wrong;
+  }
+
   // Runs `round` with operator new counted; returns the allocations per iteration in total.
   template <typename Round>
   std::size_t CountAllocations(Round round, int& wrong) {
@@ -127,6 +155,27 @@ TEST_F(AllocationTest, ContendedLockLoopMakesNoOperatorNewAllocation) {
   int wrong = 0;
 
   const std::size_t counted = CountAllocations([this] { return ContendedRound(); }, wrong);
+
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
+}
+
+TEST_F(AllocationTest, RedissonLockLoopMakesNoOperatorNewAllocation) {
+  int wrong = 0;
+
+  const std::size_t counted = CountAllocations([this] { return RedissonRound(); }, wrong);
+
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
+}
+
+// A set created with a text member is a table from the start, and `new Keyspace` is one
+// allocation: this loop keeps "tags" alive so it measures membership changes only.
+TEST_F(AllocationTest, SetMembershipLoopMakesNoOperatorNewAllocation) {
+  Run({"SADD", "tags", "keep"});
+  int wrong = 0;
+
+  const std::size_t counted = CountAllocations([this] { return SetRound(); }, wrong);
 
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
