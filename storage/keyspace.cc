@@ -175,6 +175,19 @@ void Keyspace::PrefetchBucket(std::string_view key) const {
   }
 }
 
+void Keyspace::PrefetchEntry(std::string_view key) const {
+  const std::uint64_t hash = Hash(key);
+  for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
+    const Table& table = tables_[t];
+    if (table.size == 0) continue;
+    const Link head = table.buckets[hash & (table.size - 1)];
+    // A last entry with another tag is never read by the lookup: no need to load it.
+    if (head != 0 && ((head & kTagMask) == TagOf(hash) || (head & kLast) == 0)) {
+      __builtin_prefetch(EntryOf(head));
+    }
+  }
+}
+
 const Entry* Keyspace::Peek(std::string_view key) const {
   if (size() == 0) return nullptr;
   Link* link = const_cast<Keyspace*>(this)->FindLink(key, Hash(key));

@@ -176,6 +176,9 @@ class Keyspace {
   Entry* Find(std::string_view key, std::int64_t now_ms);
   // A hint for a pipeline of lookups: starts loading the bucket `key` hashes to into cache.
   void PrefetchBucket(std::string_view key) const;
+  // The second step of such a hint, once the bucket is loaded: starts loading the entry the
+  // chain begins with (the one `key` most likely is).
+  void PrefetchEntry(std::string_view key) const;
   // The entry for `key` whether or not it has expired; never removes anything.
   const Entry* Peek(std::string_view key) const;
 

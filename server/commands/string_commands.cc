@@ -2,6 +2,7 @@
 // INCR family with INCRBYFLOAT, and Redis 8.4's DELEX and DIGEST.
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -188,6 +189,22 @@ bool CheckPairs(CommandContext& ctx) {
   if (ctx.argc() % 2 == 1) return true;
   errors::WrongArity(ctx.reply, ctx.spec.name);
   return false;
+}
+
+// MGET's lookups and replies for arguments [first, end).
+void MgetBatch(CommandContext& ctx, storage::Keyspace& keyspace, std::size_t first,
+               std::size_t end) {
+  for (std::size_t i = first; i < end; ++i) {
+    const Entry* entry = keyspace.Find(ctx.arg(i), ctx.now_ms);
+    // A key of another type reads as missing, never as an error.
+    if (entry == nullptr || !entry->is_string()) {
+      ++ctx.server.stats.keyspace_misses;
+      ctx.reply.Null();
+    } else {
+      ++ctx.server.stats.keyspace_hits;
+      ctx.reply.Bulk(entry->value());
+    }
+  }
 }
 
 }  // namespace
@@ -447,16 +464,16 @@ void MsetnxCommand(CommandContext& ctx) {
 void MgetCommand(CommandContext& ctx) {
   storage::Keyspace& keyspace = ctx.keyspace();
   ctx.reply.ArrayHeader(ctx.argc() - 1);
-  for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    const Entry* entry = keyspace.Find(ctx.arg(i), ctx.now_ms);
-    // A key of another type reads as missing, never as an error.
-    if (entry == nullptr || !entry->is_string()) {
-      ++ctx.server.stats.keyspace_misses;
-      ctx.reply.Null();
-    } else {
-      ++ctx.server.stats.keyspace_hits;
-      ctx.reply.Bulk(entry->value());
+  // The lookups of a batch of keys wait for memory together: every bucket is asked for, then
+  // every first entry, before the first key is looked up.
+  constexpr std::size_t kBatch = 16;
+  for (std::size_t first = 1; first < ctx.argc(); first += kBatch) {
+    const std::size_t end = std::min(ctx.argc(), first + kBatch);
+    if (end - first > 1) {
+      for (std::size_t i = first; i < end; ++i) keyspace.PrefetchBucket(ctx.arg(i));
+      for (std::size_t i = first; i < end; ++i) keyspace.PrefetchEntry(ctx.arg(i));
     }
+    MgetBatch(ctx, keyspace, first, end);
   }
 }
 
