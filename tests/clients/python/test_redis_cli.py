@@ -176,7 +176,7 @@ INTERACTIVE_LINES = [
     "else return 0 end\" 1 lock:i tok-1",
     "EXISTS lock:i",
     "SET lock:i x EX 0",
-    "SELECT 1",
+    "SELECT 16",
     "KEYS *",
 ]
 
@@ -239,6 +239,23 @@ def check_interactive_transcript(screen):
     assert b"(error) ERR invalid expire time in 'set' command" in screen
     assert b"(error) ERR DB index is out of range" in screen
     assert b"(empty array)" in screen
+
+
+def database_option_output(port):
+    return [cli(port, "-n", "3", "SET", "dbkey", "three"),
+            cli(port, "-n", "3", "HSET", "dbhash", "f", "v"),
+            cli(port, "-n", "3", "GET", "dbkey"),
+            cli(port, "GET", "dbkey"),
+            cli(port, "-n", "3", "DEL", "dbkey", "dbhash")]
+
+
+def test_database_option_selects_a_database(target, reference):
+    # redis-cli -n 3 sends SELECT 3 first; the key lives in database 3 only.
+    results = same_as_redis(target, reference, database_option_output)
+    assert [code for code, _, _ in results] == [0] * 5
+    assert results[2][1] == b"three\n"
+    assert results[3][1] == b"\n"
+    assert results[4][1] == b"2\n"
 
 
 def test_interactive_mode_in_a_plain_terminal(target, reference):
