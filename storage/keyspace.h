@@ -57,6 +57,9 @@ enum class Encoding : std::uint8_t {
   // for "16"). kString answers by content: int, embstr or raw.
   kStringRaw,
   kStringNoInt,
+  // A small set of strings packed inline (as Redis 7.2's listpack sets; 7.0 has no such form,
+  // so OBJECT ENCODING answers "hashtable" for it, as 7.0 would).
+  kSetPacked,
 };
 
 // A large encoding's value bytes are a pointer to the structure that holds the collection.
@@ -75,6 +78,7 @@ constexpr ValueType TypeOf(Encoding e) {
     case Encoding::kHashTable:
       return ValueType::kHash;
     case Encoding::kSetInts:
+    case Encoding::kSetPacked:
     case Encoding::kSetTable:
       return ValueType::kSet;
     case Encoding::kZsetPacked:

@@ -28,6 +28,34 @@ std::size_t LowerBound(std::string_view bytes, std::int64_t v) {
   return lo;
 }
 
+// Whether `member` may join a packed set of `size` members.
+bool FitsPacked(std::size_t size, std::string_view member) {
+  return size < kMaxPackedSetEntries && member.size() <= kMaxPackedSetMember;
+}
+
+Entry* ConvertToPacked(Keyspace& keyspace, Entry* set) {
+  std::string& out = keyspace.scratch();
+  out.clear();
+  SetForEach(*set, [&](std::string_view m) { AppendPacked(out, m); });
+  return keyspace.SetValue(set, out, Encoding::kSetPacked);
+}
+
+// The packed set without `member`, in the keyspace's scratch; false if it was not there.
+bool PackedWithout(Keyspace& keyspace, const Entry& set, std::string_view member) {
+  std::string& out = keyspace.scratch();
+  out.clear();
+  bool found = false;
+  for (PackedReader r(set.value()); !r.done();) {
+    const std::string_view m = r.Next();
+    if (!found && m == member) {
+      found = true;
+    } else {
+      AppendPacked(out, m);
+    }
+  }
+  return found;
+}
+
 Entry* ConvertToTable(Keyspace& keyspace, Entry* set) {
   Keyspace* table = NewValueTable(keyspace);
   SetForEach(*set, [&](std::string_view m) { table->Store(m, {}, kNoDeadline, nullptr); });
@@ -50,6 +78,7 @@ bool ParseCanonicalInt64(std::string_view s, std::int64_t& out) {
 
 std::size_t SetSize(const Entry& set) {
   if (set.encoding() == Encoding::kSetInts) return IntCount(set);
+  if (set.encoding() == Encoding::kSetPacked) return PackedCount(set.value());
   return set.table()->size();
 }
 
@@ -59,6 +88,12 @@ bool SetContains(const Entry& set, std::string_view member) {
     if (!ParseCanonicalInt64(member, v)) return false;
     const std::size_t i = LowerBound(set.value(), v);
     return i < IntCount(set) && IntAt(set.value(), i) == v;
+  }
+  if (set.encoding() == Encoding::kSetPacked) {
+    for (PackedReader r(set.value()); !r.done();) {
+      if (r.Next() == member) return true;
+    }
+    return false;
   }
   return set.table()->Peek(member) != nullptr;
 }
@@ -73,6 +108,11 @@ bool SetAdd(Keyspace& keyspace, Entry*& set, std::string_view key, std::string_v
       std::memcpy(bytes, &v, 8);
       set =
           keyspace.Store(key, std::string_view(bytes, 8), kNoDeadline, nullptr, Encoding::kSetInts);
+    } else if (FitsPacked(0, member)) {
+      std::string& out = keyspace.scratch();
+      out.clear();
+      AppendPacked(out, member);
+      set = keyspace.Store(key, out, kNoDeadline, nullptr, Encoding::kSetPacked);
     } else {
       Keyspace* table = NewValueTable(keyspace);
       table->Store(member, {}, kNoDeadline, nullptr);
@@ -94,6 +134,19 @@ bool SetAdd(Keyspace& keyspace, Entry*& set, std::string_view key, std::string_v
       if (IntCount(*set) > limits.set_max_intset_entries || out.size() > kMaxPackedBytes) {
         set = ConvertToTable(keyspace, set);
       }
+      return true;
+    }
+    // A member that is not an integer: packed if the set is small enough, else a table.
+    set = FitsPacked(IntCount(*set), member) ? ConvertToPacked(keyspace, set)
+                                             : ConvertToTable(keyspace, set);
+  }
+  if (set->encoding() == Encoding::kSetPacked) {
+    if (SetContains(*set, member)) return false;
+    if (FitsPacked(PackedCount(set->value()), member)) {
+      std::string& out = keyspace.scratch();
+      out.assign(set->value());
+      AppendPacked(out, member);
+      set = keyspace.SetValue(set, out, Encoding::kSetPacked);
       return true;
     }
     set = ConvertToTable(keyspace, set);
@@ -122,6 +175,16 @@ bool SetRemove(Keyspace& keyspace, Entry*& set, std::string_view member) {
     set = keyspace.SetValue(set, out, Encoding::kSetInts);
     return true;
   }
+  if (set->encoding() == Encoding::kSetPacked) {
+    if (!PackedWithout(keyspace, *set, member)) return false;
+    if (keyspace.scratch().empty()) {
+      keyspace.Erase(set);
+      set = nullptr;
+    } else {
+      set = keyspace.SetValue(set, keyspace.scratch(), Encoding::kSetPacked);
+    }
+    return true;
+  }
   Keyspace* table = set->table();
   if (!table->Erase(member, 0)) return false;
   if (table->size() == 0) {
@@ -135,11 +198,17 @@ std::string SetRandomMember(const Entry& set, Random& random) {
   if (set.encoding() == Encoding::kSetInts) {
     return std::to_string(IntAt(set.value(), random.Below(IntCount(set))));
   }
+  if (set.encoding() == Encoding::kSetPacked) {
+    std::size_t pick = random.Below(PackedCount(set.value()));
+    PackedReader r(set.value());
+    while (pick-- > 0) r.Next();
+    return std::string(r.Next());
+  }
   return std::string(set.table()->RandomEntry(0)->key());
 }
 
 std::string SetCopyValue(const Entry& set, Keyspace& to) {
-  if (set.encoding() == Encoding::kSetInts) return std::string(set.value());
+  if (set.encoding() != Encoding::kSetTable) return std::string(set.value());
   Keyspace* table = NewValueTable(to);
   set.table()->ForEach([&](const Entry& e) { table->Store(e.key(), {}, kNoDeadline, nullptr); });
   return std::string(TablePointerBytes(table));

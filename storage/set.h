@@ -1,7 +1,9 @@
 // Set values. A set of canonical integers starts inline in its entry as a sorted array of int64
-// (Redis's intset, so SMEMBERS lists it in ascending order as Redis does); the first member that
-// is not such an integer, or more than set-max-intset-entries members, turns it into a table (a
-// Keyspace of members with empty values), as in Redis 7.0.
+// (Redis's intset, so SMEMBERS lists it in ascending order as Redis does). Any other small set
+// is packed inline too (packed.h), in insertion order, as Redis 7.2 keeps a listpack set: up to
+// kMaxPackedSetEntries members of at most kMaxPackedSetMember bytes. Past either limit, or past
+// set-max-intset-entries for integers, the set becomes a table (a Keyspace of members with empty
+// values). Conversions go one way: integers, then packed, then table.
 //
 // Entry ownership and lifetimes as in hash.h: functions that change a set update the entry
 // they are given, and set it to nullptr when the set empties and its key goes.
@@ -16,8 +18,13 @@
 #include "storage/encoding_limits.h"
 #include "storage/hash.h"
 #include "storage/keyspace.h"
+#include "storage/packed.h"
 
 namespace warden::storage {
+
+// Redis 7.2's set-max-listpack-entries and set-max-listpack-value defaults.
+inline constexpr std::size_t kMaxPackedSetEntries = 128;
+inline constexpr std::size_t kMaxPackedSetMember = 64;
 
 // Redis's string2ll: a canonical decimal int64 (no sign but '-', no leading zeros, no "-0").
 bool ParseCanonicalInt64(std::string_view s, std::int64_t& out);
@@ -33,8 +40,8 @@ bool SetRemove(Keyspace& keyspace, Entry*& set, std::string_view member);
 std::string SetRandomMember(const Entry& set, Random& random);
 std::string SetCopyValue(const Entry& set, Keyspace& to);
 
-// Calls fn(member) for every member: ascending for integer sets, table order otherwise. An
-// integer member's view lives only for the call.
+// Calls fn(member) for every member: ascending for integer sets, insertion order for packed
+// ones, table order otherwise. An integer member's view lives only for the call.
 template <typename Fn>
 void SetForEach(const Entry& set, Fn&& fn) {
   if (set.encoding() == Encoding::kSetInts) {
@@ -46,6 +53,8 @@ void SetForEach(const Entry& set, Fn&& fn) {
       const char* end = std::to_chars(digits, digits + sizeof(digits), v).ptr;
       fn(std::string_view(digits, static_cast<std::size_t>(end - digits)));
     }
+  } else if (set.encoding() == Encoding::kSetPacked) {
+    for (PackedReader r(set.value()); !r.done();) fn(r.Next());
   } else {
     set.table()->ForEach([&](const Entry& e) { fn(e.key()); });
   }

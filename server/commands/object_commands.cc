@@ -30,6 +30,7 @@ std::string_view EncodingName(const storage::Entry& e) {
     case Encoding::kZsetPacked:
       return "listpack";
     case Encoding::kHashTable:
+    case Encoding::kSetPacked:
     case Encoding::kSetTable:
       return "hashtable";
     case Encoding::kSetInts:

@@ -367,7 +367,7 @@ void SscanCommand(CommandContext& ctx) {
   auto keep = [&](std::string_view m) {
     if (!options.use_pattern || storage::GlobMatch(options.pattern, m)) found.emplace_back(m);
   };
-  if (set->encoding() == storage::Encoding::kSetInts) {
+  if (set->encoding() != storage::Encoding::kSetTable) {
     storage::SetForEach(*set, keep);
     cursor = 0;
   } else {

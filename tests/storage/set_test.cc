@@ -97,17 +97,52 @@ TEST_F(SetTest, IntegerMemberCreatesIntset) {
   EXPECT_EQ(SetSize(*set), 1u);
 }
 
-TEST_F(SetTest, TextMemberCreatesTable) {
+TEST_F(SetTest, TextMemberCreatesPackedSet) {
   Add("s", "a");
 
-  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
   EXPECT_EQ(SetSize(*Set("s")), 1u);
 }
 
-TEST_F(SetTest, NonCanonicalIntegerCreatesTable) {
-  Add("s", "01");
+TEST_F(SetTest, MemberLongerThanPackedLimitCreatesTable) {
+  Add("s", std::string(kMaxPackedSetMember + 1, 'm'));
 
   EXPECT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+}
+
+TEST_F(SetTest, PackedSetKeepsInsertionOrder) {
+  Add("s", "b");
+  Add("s", "a");
+  Add("s", "c");
+
+  EXPECT_EQ(Contents("s"), (Members{"b", "a", "c"}));
+}
+
+TEST_F(SetTest, PackedSetBecomesTablePastItsEntriesLimit) {
+  for (std::size_t i = 0; i < kMaxPackedSetEntries; ++i) Add("s", "m" + std::to_string(i));
+  ASSERT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
+
+  Add("s", "one-more");
+
+  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+  EXPECT_EQ(SetSize(*Set("s")), kMaxPackedSetEntries + 1);
+}
+
+TEST_F(SetTest, PackedSetRemovesAndEmpties) {
+  Add("s", "a");
+  Add("s", "b");
+
+  EXPECT_TRUE(Remove("s", "a"));
+  EXPECT_FALSE(Remove("s", "a"));
+  EXPECT_EQ(Contents("s"), (Members{"b"}));
+  EXPECT_TRUE(Remove("s", "b"));
+  EXPECT_EQ(Set("s"), nullptr);
+}
+
+TEST_F(SetTest, NonCanonicalIntegerCreatesPackedSet) {
+  Add("s", "01");
+
+  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
   EXPECT_EQ(Contents("s"), (Members{"01"}));
 }
 
@@ -142,13 +177,13 @@ TEST_F(SetTest, AddOfExistingTextMemberReturnsFalse) {
   EXPECT_EQ(SetSize(*Set("s")), 1u);
 }
 
-TEST_F(SetTest, TextMemberConvertsIntsetToTable) {
+TEST_F(SetTest, TextMemberConvertsIntsetToPackedSet) {
   Add("s", "1");
   Add("s", "2");
 
   EXPECT_TRUE(Add("s", "x"));
 
-  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
   EXPECT_EQ(SortedContents("s"), (Members{"1", "2", "x"}));
 }
 
@@ -166,21 +201,21 @@ TEST_F(SetTest, ConvertsToTablePastEntriesLimit) {
 }
 
 // Redis's set-max-intset-entries 0: even one integer is too many for an intset.
-TEST_F(SetTest, ZeroEntriesLimitCreatesTable) {
+TEST_F(SetTest, ZeroEntriesLimitPacksIntegersAsText) {
   limits_.set_max_intset_entries = 0;
 
   Add("s", "1");
 
-  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
 }
 
-TEST_F(SetTest, TableStaysTableWhenTextMemberIsRemoved) {
+TEST_F(SetTest, PackedSetStaysPackedWhenTextMemberIsRemoved) {
   Add("s", "1");
   Add("s", "x");
 
   Remove("s", "x");
 
-  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+  EXPECT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
   EXPECT_EQ(Contents("s"), (Members{"1"}));
 }
 
@@ -288,7 +323,10 @@ TEST_F(SetTest, CopyOfIntsetIsIndependent) {
 }
 
 TEST_F(SetTest, CopyOfTableIsIndependent) {
+  Add("s", std::string(kMaxPackedSetMember + 1, 'a'));
+  ASSERT_EQ(Set("s")->encoding(), Encoding::kSetTable);
   Add("s", "a");
+  Remove("s", std::string(kMaxPackedSetMember + 1, 'a'));
   keyspace_.Store("c", SetCopyValue(*Set("s"), keyspace_), kNoDeadline, nullptr,
                   Encoding::kSetTable);
 
@@ -305,7 +343,7 @@ TEST_F(SetTest, ConversionKeepsDeadline) {
 
   Add("s", "x");
 
-  ASSERT_EQ(Set("s")->encoding(), Encoding::kSetTable);
+  ASSERT_EQ(Set("s")->encoding(), Encoding::kSetPacked);
   EXPECT_EQ(Set("s")->deadline_ms(), now() + 30'000);
   EXPECT_EQ(keyspace_.volatile_size(), 1u);
 }
