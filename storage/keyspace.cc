@@ -1,5 +1,8 @@
 #include "storage/keyspace.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -58,6 +61,23 @@ std::uint64_t HashBytes(const char* p, std::size_t n, std::uint64_t seed) {
         static_cast<unsigned char>(p[left - 1]);
   }
   return Mix(h ^ a ^ k2, b ^ k1 ^ n);
+}
+
+// Buckets ClearSome empties between two page releases: 1 MB of them.
+constexpr std::size_t kReleaseEveryBuckets = (std::size_t{1} << 20) / sizeof(std::uintptr_t);
+
+// Hands back to the system the whole pages of `buckets` below bucket `upto`: ClearSome has zeroed
+// them and never reads them again. Freeing a bucket array of ten million keys (128 MB) at once
+// would otherwise unmap it all in one call and stall the loop for tens of milliseconds.
+void ReleaseClearedPages(std::uintptr_t* buckets, std::size_t upto) {
+  constexpr std::uintptr_t kPage = 4096;
+  const auto base = reinterpret_cast<std::uintptr_t>(buckets);
+  const std::uintptr_t start = (base + kPage - 1) & ~(kPage - 1);
+  const std::uintptr_t end = (base + upto * sizeof(std::uintptr_t)) & ~(kPage - 1);
+  // A range already released is released again for nothing: only the last step's share is new.
+  const std::uintptr_t from =
+      std::max(start, end > (std::size_t{1} << 20) ? end - (std::size_t{1} << 20) : start);
+  if (end > from) madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
 }
 
 inline std::uint64_t ReverseBits(std::uint64_t v) {
@@ -356,6 +376,8 @@ bool Keyspace::ClearSome(std::size_t max_entries) {
     while (clear_index_ < table.size) {
       Link link = table.buckets[clear_index_];
       table.buckets[clear_index_++] = 0;
+      if (clear_index_ % kReleaseEveryBuckets == 0)
+        ReleaseClearedPages(table.buckets, clear_index_);
       while (link != 0) {
         Entry* e = EntryOf(link);
         link = e->next_;
