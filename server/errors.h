@@ -67,6 +67,9 @@ inline constexpr std::string_view kDebugNotAllowed =
 // Redis 8.4 (DELEX, SET IFDEQ/IFDNE): only the digest's length is checked.
 // warden's own: entries keep 28 bits of key length.
 inline constexpr std::string_view kKeyTooLong = "ERR key is longer than warden's 256 MB limit";
+// A hash field or set member is a key of the value's own table: the same limit.
+inline constexpr std::string_view kElementTooLong =
+    "ERR field or member is longer than warden's 256 MB limit";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kHashNotInteger = "ERR hash value is not an integer";
 inline constexpr std::string_view kHashNotFloat = "ERR hash value is not a float";

@@ -63,6 +63,9 @@ std::uint64_t HashBytes(const char* p, std::size_t n, std::uint64_t seed) {
   return Mix(h ^ a ^ k2, b ^ k1 ^ n);
 }
 
+// The scratch buffer keeps at most this much between two rebuilds.
+constexpr std::size_t kScratchKeepBytes = 64 * 1024;
+
 // Buckets ClearSome empties between two page releases: 1 MB of them.
 constexpr std::size_t kReleaseEveryBuckets = (std::size_t{1} << 20) / sizeof(std::uintptr_t);
 
@@ -247,6 +250,27 @@ Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encodin
   Entry* e = Relocate(entry, entry->header_size() + entry->key_len_ + value.size());
   if (!value.empty()) std::memmove(e->data() + e->key_len_, value.data(), value.size());
   e->value_len_ = static_cast<std::uint32_t>(value.size());
+  e->encoding_ = static_cast<std::uint32_t>(encoding);
+  // A large rebuild must not keep its memory in the scratch buffer for good.
+  if (value.data() == scratch_.data() && scratch_.capacity() > kScratchKeepBytes) {
+    std::string().swap(scratch_);
+  }
+  return e;
+}
+
+Entry* Keyspace::ResizeValue(Entry* entry, std::size_t value_len, Encoding encoding) {
+  const std::size_t old_bytes = entry->block_size();
+  const std::size_t needed = entry->header_size() + entry->key_len_ + value_len;
+  Entry* e = entry;
+  if (!EntryPool::Fits(entry, old_bytes, needed)) {
+    const std::size_t capacity = needed > EntryPool::kMaxPooled ? needed + needed / 2 : needed;
+    e = Allocate(capacity);
+    std::memcpy(e, entry, std::min(old_bytes, needed));
+    Link* link = LinkOf(entry, nullptr);
+    *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
+    pool_.Free(entry, old_bytes);
+  }
+  e->value_len_ = static_cast<std::uint32_t>(value_len);
   e->encoding_ = static_cast<std::uint32_t>(encoding);
   return e;
 }

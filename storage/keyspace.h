@@ -196,6 +196,12 @@ class Keyspace {
   // may have moved. `value` must not point into the entry. The old large value, if any, is released
   // unless it is the one stored.
   Entry* SetValue(Entry* entry, std::string_view value, Encoding encoding);
+  // Makes the value `value_len` bytes long, keeping its first bytes (the rest is the caller's to
+  // write through ValueBytes), with `encoding`; returns the entry, which may have moved. A block
+  // that has to move for a larger value is allocated half again as large, so that APPEND and
+  // SETRANGE grow a string in amortized constant time, as Redis's sds does.
+  Entry* ResizeValue(Entry* entry, std::size_t value_len, Encoding encoding);
+  static char* ValueBytes(Entry* entry) { return entry->data() + entry->key_len_; }
   // Moves `entry` (of this keyspace) to `key` in `to`, which may be this keyspace: the value,
   // large or not, and the deadline go with it. `existing` is what to.Find(key) returned; it is
   // replaced. `entry` is invalid afterwards. Returns the new entry.

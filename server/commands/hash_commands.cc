@@ -31,6 +31,7 @@ bool SetPairs(CommandContext& ctx, std::int64_t& created) {
     errors::WrongArity(ctx.reply, ctx.spec.name);
     return false;
   }
+  if (!ElementsFit(ctx, 2, 2)) return false;
   Entry* hash = nullptr;
   if (!LookupHash(ctx, hash)) return false;
   storage::Keyspace& keyspace = ctx.keyspace();
@@ -143,6 +144,7 @@ void HmsetCommand(CommandContext& ctx) {
 }
 
 void HsetnxCommand(CommandContext& ctx) {
+  if (!ElementsFit(ctx, 2, 2)) return;
   Entry* hash = nullptr;
   if (!LookupHash(ctx, hash)) return;
   if (hash != nullptr && storage::HashGet(*hash, ctx.arg(2)).has_value()) {
@@ -203,7 +205,7 @@ void HstrlenCommand(CommandContext& ctx) {
 
 void HincrbyCommand(CommandContext& ctx) {
   std::int64_t increment = 0;
-  if (!IntegerArg(ctx, ctx.arg(3), increment)) return;
+  if (!IntegerArg(ctx, ctx.arg(3), increment) || !ElementsFit(ctx, 2, 2)) return;
   Entry* hash = nullptr;
   if (!LookupHash(ctx, hash)) return;
   std::int64_t value = 0;
@@ -237,6 +239,7 @@ void HincrbyfloatCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kHashNanOrInf);
     return;
   }
+  if (!ElementsFit(ctx, 2, 2)) return;
   Entry* hash = nullptr;
   if (!LookupHash(ctx, hash)) return;
   long double value = 0;

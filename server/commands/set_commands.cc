@@ -141,6 +141,7 @@ void SetOperation(CommandContext& ctx, SetOp op, bool store) {
 }  // namespace
 
 void SaddCommand(CommandContext& ctx) {
+  if (!ElementsFit(ctx, 2, 1)) return;
   Entry* set = nullptr;
   if (!LookupSet(ctx, ctx.arg(1), set)) return;
   std::int64_t added = 0;
@@ -262,7 +263,13 @@ void SrandmemberCommand(CommandContext& ctx) {
   if (count < 0) {
     const auto n = static_cast<std::uint64_t>(-count);
     ctx.reply.ArrayHeader(n);
-    for (std::uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(storage::SetRandomMember(*set, random));
+    if (set->encoding() == storage::Encoding::kSetTable) {
+      for (std::uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(storage::SetRandomMember(*set, random));
+      return;
+    }
+    // A packed set is listed once, not walked again for every draw.
+    const std::vector<std::string> members = Members(*set);
+    for (std::uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(members[random.Below(members.size())]);
     return;
   }
   const std::size_t size = storage::SetSize(*set);
@@ -301,6 +308,7 @@ void SmoveCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kWrongType);
     return;
   }
+  // (A member too long to be in any set is simply not in the source: no length check here.)
   const std::string_view member = ctx.arg(3);
   if (src == dst) {
     ctx.reply.Integer(storage::SetContains(*src, member) ? 1 : 0);

@@ -1,6 +1,8 @@
 // Commands that read or write part of a string: APPEND, STRLEN, GETRANGE (and its old name
 // SUBSTR), SETRANGE, and LCS.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -43,15 +45,15 @@ void AppendCommand(CommandContext& ctx) {
     ctx.reply.Integer(static_cast<std::int64_t>(tail.size()));
     return;
   }
-  const std::string_view head = entry->value();
-  if (!CheckStringLength(ctx, static_cast<std::int64_t>(head.size()),
+  const std::size_t old_len = entry->value().size();
+  if (!CheckStringLength(ctx, static_cast<std::int64_t>(old_len),
                          static_cast<std::int64_t>(tail.size()))) {
     return;
   }
-  std::string& value = keyspace.scratch();
-  value.assign(head);
-  value.append(tail);
-  entry = keyspace.SetValue(entry, value, storage::Encoding::kStringRaw);
+  // In place, in amortized constant time: only the tail is copied.
+  entry = keyspace.ResizeValue(entry, old_len + tail.size(), storage::Encoding::kStringRaw);
+  if (!tail.empty())
+    std::memcpy(storage::Keyspace::ValueBytes(entry) + old_len, tail.data(), tail.size());
   ctx.reply.Integer(static_cast<std::int64_t>(entry->value().size()));
 }
 
@@ -103,26 +105,25 @@ void SetrangeCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
   if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, entry)) return;
   const std::string_view patch = ctx.arg(3);
-  const std::int64_t old_len =
-      entry == nullptr ? 0 : static_cast<std::int64_t>(entry->value().size());
   // An empty patch writes nothing and creates nothing.
   if (patch.empty()) {
-    ctx.reply.Integer(old_len);
+    ctx.reply.Integer(entry == nullptr ? 0 : static_cast<std::int64_t>(entry->value().size()));
     return;
   }
   if (!CheckStringLength(ctx, offset, static_cast<std::int64_t>(patch.size()))) return;
   storage::Keyspace& keyspace = ctx.keyspace();
-  std::string& value = keyspace.scratch();
-  value.assign(entry == nullptr ? std::string_view() : entry->value());
   const auto at = static_cast<std::size_t>(offset);
-  if (value.size() < at + patch.size()) value.resize(at + patch.size(), '\0');
-  value.replace(at, patch.size(), patch);
   if (entry == nullptr) {
-    entry = keyspace.Store(ctx.arg(1), value, storage::kNoDeadline, nullptr,
+    entry = keyspace.Store(ctx.arg(1), {}, storage::kNoDeadline, nullptr,
                            storage::Encoding::kStringRaw);
-  } else {
-    entry = keyspace.SetValue(entry, value, storage::Encoding::kStringRaw);
   }
+  // In place: only the patch (and any zero padding) is written.
+  const std::size_t old_len = entry->value().size();
+  const std::size_t new_len = std::max(old_len, at + patch.size());
+  entry = keyspace.ResizeValue(entry, new_len, storage::Encoding::kStringRaw);
+  char* bytes = storage::Keyspace::ValueBytes(entry);
+  if (at > old_len) std::memset(bytes + old_len, 0, at - old_len);
+  std::memcpy(bytes + at, patch.data(), patch.size());
   ctx.reply.Integer(static_cast<std::int64_t>(entry->value().size()));
 }
 

@@ -21,6 +21,18 @@ inline bool LookupTyped(CommandContext& ctx, std::string_view key, storage::Valu
   return true;
 }
 
+// Whether the arguments from `first` on, every `step`-th, fit as hash fields or set members
+// (keys of a value's table); replies the error when one does not.
+inline bool ElementsFit(CommandContext& ctx, std::size_t first, std::size_t step) {
+  for (std::size_t i = first; i < ctx.argc(); i += step) {
+    if (ctx.arg(i).size() > storage::Keyspace::kMaxKeyLength) {
+      ctx.reply.Error(errors::kElementTooLong);
+      return false;
+    }
+  }
+  return true;
+}
+
 // Reads an integer argument or replies Redis's not-an-integer error.
 bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out);
 

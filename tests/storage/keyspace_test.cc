@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <set>
 #include <string>
@@ -40,6 +41,31 @@ TEST_F(KeyspaceTest, StoredKeyIsFound) {
   EXPECT_EQ(e->value(), "me");
   EXPECT_FALSE(e->has_deadline());
   EXPECT_EQ(keyspace_.size(), 1u);
+}
+
+TEST_F(KeyspaceTest, ResizeValueKeepsTheBytesAndDeadline) {
+  Entry* e = Put("k", "abc", now() + 1000);
+
+  e = keyspace_.ResizeValue(e, 6, Encoding::kStringRaw);
+  std::memcpy(Keyspace::ValueBytes(e) + 3, "def", 3);
+
+  EXPECT_EQ(keyspace_.Find("k", now())->value(), "abcdef");
+  EXPECT_EQ(e->deadline_ms(), now() + 1000);
+  EXPECT_EQ(e->encoding(), Encoding::kStringRaw);
+  EXPECT_TRUE(keyspace_.Verify());
+}
+
+// Growing a large value moves its block half again as large, so the next appends fit in place.
+TEST_F(KeyspaceTest, ResizeValueLeavesRoomToGrowInPlace) {
+  Entry* e = Put("k", std::string(4096, 'x'));
+  e = keyspace_.ResizeValue(e, 8192, Encoding::kStringRaw);
+  Entry* const grown = e;
+
+  e = keyspace_.ResizeValue(e, 12000, Encoding::kStringRaw);
+
+  EXPECT_EQ(e, grown);
+  EXPECT_EQ(e->value().substr(0, 4096), std::string(4096, 'x'));
+  EXPECT_TRUE(keyspace_.Verify());
 }
 
 TEST_F(KeyspaceTest, MissingKeyIsNotFound) {
