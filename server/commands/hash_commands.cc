@@ -216,16 +216,10 @@ void HincrbyCommand(CommandContext& ctx) {
       return;
     }
   }
-  if ((increment < 0 && value < 0 && increment < INT64_MIN - value) ||
-      (increment > 0 && value > 0 && increment > INT64_MAX - value)) {
-    ctx.reply.Error(errors::kIncrOverflow);
-    return;
-  }
-  value += increment;
+  if (!CheckedAdd(ctx, value, increment, value)) return;
   char digits[24];
-  const char* end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
-  storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2),
-                   std::string_view(digits, static_cast<std::size_t>(end - digits)), ctx.limits());
+  storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2), FormatInt(value, digits),
+                   ctx.limits());
   ctx.reply.Integer(value);
 }
 

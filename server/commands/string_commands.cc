@@ -25,6 +25,33 @@ namespace {
 using storage::Entry;
 using storage::kNoDeadline;
 
+// EX, PX, EXAT or PXAT, as SET and GETEX take them.
+std::optional<SetExpiry> ExpiryOption(std::string_view opt) {
+  if (ArgIs(opt, "ex")) return SetExpiry::kEx;
+  if (ArgIs(opt, "px")) return SetExpiry::kPx;
+  if (ArgIs(opt, "exat")) return SetExpiry::kExat;
+  if (ArgIs(opt, "pxat")) return SetExpiry::kPxat;
+  return std::nullopt;
+}
+
+// The deadline an EX, PX, EXAT or PXAT option of `command` asks for (kNoDeadline for none or
+// KEEPTTL), or false after replying the error.
+bool ExpiryDeadline(CommandContext& ctx, SetExpiry expiry, std::string_view arg,
+                    std::string_view command, std::int64_t& deadline) {
+  deadline = kNoDeadline;
+  if (expiry == SetExpiry::kNone || expiry == SetExpiry::kKeepTtl) return true;
+  std::int64_t value = 0;
+  if (!IntegerArg(ctx, arg, value)) return false;
+  const bool seconds = expiry == SetExpiry::kEx || expiry == SetExpiry::kExat;
+  const bool relative = expiry == SetExpiry::kEx || expiry == SetExpiry::kPx;
+  if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? ctx.live_now_ms() : 0,
+                       deadline)) {
+    errors::InvalidExpireTime(ctx.reply, command);
+    return false;
+  }
+  return true;
+}
+
 // The 16 lower-case hex digits of XXH3-64 (seed 0) of `value`, as Redis 8.4's DIGEST prints it.
 void FormatDigest(std::string_view value, char (&out)[17]) {
   const XXH64_hash_t h = XXH3_64bits(value.data(), value.size());
@@ -127,18 +154,11 @@ void IncrBy(CommandContext& ctx, std::int64_t increment) {
     ctx.reply.Error(errors::kNotInteger);
     return;
   }
-  if ((increment < 0 && value < 0 && increment < INT64_MIN - value) ||
-      (increment > 0 && value > 0 && increment > INT64_MAX - value)) {
-    ctx.reply.Error(errors::kIncrOverflow);
-    return;
-  }
-  value += increment;
+  if (!CheckedAdd(ctx, value, increment, value)) return;
   char digits[24];
-  const char* end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
   // INCR keeps the key's TTL.
   const std::int64_t deadline = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
-  keyspace.Store(key, std::string_view(digits, static_cast<std::size_t>(end - digits)), deadline,
-                 entry);
+  keyspace.Store(key, FormatInt(value, digits), deadline, entry);
   ctx.reply.Integer(value);
 }
 
@@ -168,12 +188,8 @@ bool ParseGetexOptions(std::span<const std::string_view> args, GetexOptions& out
     const bool has_next = j + 1 < args.size();
     if (ArgIs(opt, "persist") && out.expiry == SetExpiry::kNone) {
       out.persist = true;
-    } else if (has_next && !out.persist &&
-               (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") || ArgIs(opt, "pxat"))) {
-      const SetExpiry kind = ArgIs(opt, "ex")     ? SetExpiry::kEx
-                             : ArgIs(opt, "px")   ? SetExpiry::kPx
-                             : ArgIs(opt, "exat") ? SetExpiry::kExat
-                                                  : SetExpiry::kPxat;
+    } else if (has_next && !out.persist && ExpiryOption(opt).has_value()) {
+      const SetExpiry kind = *ExpiryOption(opt);
       if (out.expiry != SetExpiry::kNone && out.expiry != kind) return false;
       out.expiry = kind;
       out.expire_arg = args[++j];
@@ -278,12 +294,8 @@ std::optional<std::string_view> ParseSetOptions(std::span<const std::string_view
     } else if (ArgIs(opt, "keepttl") &&
                (out.expiry == SetExpiry::kNone || out.expiry == SetExpiry::kKeepTtl)) {
       out.expiry = SetExpiry::kKeepTtl;
-    } else if (has_next &&
-               (ArgIs(opt, "ex") || ArgIs(opt, "px") || ArgIs(opt, "exat") || ArgIs(opt, "pxat"))) {
-      const SetExpiry kind = ArgIs(opt, "ex")     ? SetExpiry::kEx
-                             : ArgIs(opt, "px")   ? SetExpiry::kPx
-                             : ArgIs(opt, "exat") ? SetExpiry::kExat
-                                                  : SetExpiry::kPxat;
+    } else if (has_next && ExpiryOption(opt).has_value()) {
+      const SetExpiry kind = *ExpiryOption(opt);
       // The same option twice is accepted (the last value wins); a different one is not.
       if (out.expiry != SetExpiry::kNone && out.expiry != kind) return errors::kSyntax;
       out.expiry = kind;
@@ -310,17 +322,7 @@ void SetCommand(CommandContext& ctx) {
     return;
   }
   std::int64_t deadline = kNoDeadline;
-  if (options.expiry != SetExpiry::kNone && options.expiry != SetExpiry::kKeepTtl) {
-    std::int64_t value = 0;
-    if (!IntegerArg(ctx, options.expire_arg, value)) return;
-    const bool seconds = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kExat;
-    const bool relative = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kPx;
-    if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? ctx.live_now_ms() : 0,
-                         deadline)) {
-      errors::InvalidExpireTime(ctx.reply, "set");
-      return;
-    }
-  }
+  if (!ExpiryDeadline(ctx, options.expiry, options.expire_arg, "set", deadline)) return;
   StoreValue(ctx, ctx.arg(1), ctx.arg(2), options, deadline);
 }
 
@@ -501,17 +503,7 @@ void GetexCommand(CommandContext& ctx) {
     return;
   }
   std::int64_t deadline = kNoDeadline;
-  if (options.expiry != SetExpiry::kNone) {
-    std::int64_t value = 0;
-    if (!IntegerArg(ctx, options.expire_arg, value)) return;
-    const bool seconds = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kExat;
-    const bool relative = options.expiry == SetExpiry::kEx || options.expiry == SetExpiry::kPx;
-    if (!ComputeDeadline(value, seconds ? 1000 : 1, relative, relative ? ctx.live_now_ms() : 0,
-                         deadline)) {
-      errors::InvalidExpireTime(ctx.reply, "getex");
-      return;
-    }
-  }
+  if (!ExpiryDeadline(ctx, options.expiry, options.expire_arg, "getex", deadline)) return;
   ctx.reply.Bulk(entry->value());
   storage::Keyspace& keyspace = ctx.keyspace();
   if (options.expiry == SetExpiry::kExat || options.expiry == SetExpiry::kPxat) {

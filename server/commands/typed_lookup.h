@@ -1,6 +1,8 @@
 // Looking up a key that must hold one type, and the WRONGTYPE reply when it holds another.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <string_view>
 
 #include "server/command_context.h"
@@ -31,6 +33,22 @@ inline bool ElementsFit(CommandContext& ctx, std::size_t first, std::size_t step
     }
   }
   return true;
+}
+
+// value + increment, or false after replying Redis's overflow error (INCRBY, HINCRBY).
+inline bool CheckedAdd(CommandContext& ctx, std::int64_t value, std::int64_t increment,
+                       std::int64_t& sum) {
+  if (__builtin_add_overflow(value, increment, &sum)) {
+    ctx.reply.Error(errors::kIncrOverflow);
+    return false;
+  }
+  return true;
+}
+
+// The decimal digits of `value`, in `buf`.
+inline std::string_view FormatInt(std::int64_t value, char (&buf)[24]) {
+  const char* end = std::to_chars(buf, buf + sizeof(buf), value).ptr;
+  return {buf, static_cast<std::size_t>(end - buf)};
 }
 
 // Reads an integer argument or replies Redis's not-an-integer error.
