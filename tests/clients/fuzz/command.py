@@ -1,0 +1,79 @@
+"""One generated command and how the tester compares its two replies (see commands.py)."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Command:
+    """One generated command and how its two replies are compared.
+
+    mode: "exact" (raw bytes), "tol" (integers within `tol`), "sorted" (arrays as sorted lists),
+    "scan" (a full SCAN iteration from cursor 0, compared as key sets), "nil_or_not"
+    (RANDOMKEY: both nil or both a key), "hello" (the map without its id), and for hashes and
+    sets (see the module docstring): "encoded" (OBJECT ENCODING first, then exact or as a
+    multiset), "unordered" (a multiset), "sunion", "randpick" and "spop" (the whole value
+    first, then the pick checked against it), "hscan" (OBJECT ENCODING, then a full HSCAN/SSCAN
+    iteration), "memusage" (reply type only), "idle" (OBJECT REFCOUNT first, then within `tol`).
+    `pre` holds the commands sent (to both servers, just before this one) whose replies the
+    comparison uses.
+    """
+    args: list
+    mode: str = "exact"
+    tol: int = 0
+    pre: list = field(default_factory=list)
+
+    def case_line(self):
+        """The command in tests/differential case-file syntax (several lines when probes or a
+        comment go with it)."""
+        return "\n  ".join(self.case_lines())
+
+    def case_lines(self):
+        words = " ".join(quote(a) for a in self.args)
+        pre = [" ".join(quote(a) for a in p) for p in self.pre]
+        if self.mode == "tol":
+            return ["~%d %s" % (self.tol, words)]
+        if self.mode == "sorted":
+            return ["sorted " + words]
+        if self.mode == "scan":
+            return ["scanall " + " ".join(quote(a) for a in self.args[2:])]
+        if self.mode in ("nil_or_not", "hello", "memusage"):
+            return ["type " + words]
+        if self.mode == "encoded":
+            return ["# exact when OBJECT ENCODING is not hashtable, else sorted"] + pre + [words]
+        if self.mode == "unordered":
+            return ["sorted " + words]
+        if self.mode == "sunion":
+            return ["# exact when every member is an integer (an intset), else sorted",
+                    words]
+        if self.mode == "randpick":
+            return ["# a random pick: type, count and membership in the value read first"] + \
+                ["sorted " + p for p in pre] + ["type " + words]
+        if self.mode == "spop":
+            return ["# a random pop, checked against the members read first; then both "
+                    "servers SREM whatever either popped"] + ["sorted " + p for p in pre] + \
+                ["type " + words]
+        if self.mode == "hscan":
+            return ["# a full iteration from this cursor, compared as a set (exactly when "
+                    "OBJECT ENCODING is not hashtable)", "OBJECT ENCODING " + quote(self.args[1]),
+                    words]
+        if self.mode == "idle":
+            return pre + ["~%d %s" % (self.tol, words)]
+        return [words]
+
+
+def quote(arg):
+    data = arg if isinstance(arg, bytes) else str(arg).encode()
+    plain = data and all(33 <= c < 127 and c not in b"\"'\\#" for c in data)
+    if plain:
+        return data.decode()
+    out = []
+    for c in data:
+        if c == 0x22:
+            out.append('\\"')
+        elif c == 0x5C:
+            out.append("\\\\")
+        elif 32 <= c < 127:
+            out.append(chr(c))
+        else:
+            out.append("\\x%02x" % c)
+    return '"' + "".join(out) + '"'
