@@ -37,7 +37,6 @@ import datetime
 import io
 import json
 import os
-import platform
 import shlex
 import shutil
 import signal
@@ -49,9 +48,10 @@ import tempfile
 import time
 from typing import Callable, Optional
 
+from results_report import (CLIENT_CORE, SERVER_CORE, SERVERS, draw_chart, machine, tables,
+                            versions, write_markdown)
+
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
-SERVER_CORE = "0"
-CLIENT_CORE = "1"
 TOKEN = "0123456789abcdef0123456789abcdef0123"
 RELEASE_SCRIPT = ('if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1])'
                   ' else return 0 end')
@@ -64,7 +64,6 @@ PRELOAD_STEP = 2
 PRELOAD_TTL_MS = 600_000
 # Beyond this share a DBSIZE differs from its expectation or from the other server's.
 KEYS_TOLERANCE = 0.01
-SERVERS = ("warden", "redis")
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
             "startup")
 # How long a FLUSHALL may take to be freed before the runner gives up.
@@ -521,260 +520,6 @@ def report(what, runs):
 
 
 # --- output -----------------------------------------------------------------------------------
-
-def keyspace_target(section):
-    # The issue's target is for ten million keys; a smaller (--quick) keyspace has none.
-    return 0.6 if section["large_keys"] >= 10_000_000 else None
-
-
-def met(value, target):
-    if target is None or value is None:
-        return "—"
-    return "met" if value <= target else "not met"
-
-
-def rss_back(result, bigdelete):
-    if result["rss_back_s"] is None:
-        return f">{bigdelete['rss_wait_s']:g} s"
-    return f"{result['rss_back_s']:.1f} s"
-
-
-def fmt_ops(v):
-    return f"{v / 1000:.0f}k"
-
-
-def tables(out):
-    lines = []
-    if out["workloads"]:
-        lines += ["| workload | warden ops/s | Redis ops/s | warden CPU/req | Redis CPU/req "
-                  "| CPU ratio | target | | warden p50 / p99 | Redis p50 / p99 | keys check |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for w in out["workloads"].values():
-            m, ratio, t = w["median"], w["ratio"], w["target_cpu_ratio"]
-            lines.append(
-                f"| {w['label']} | {fmt_ops(m['warden']['ops_per_sec'])} "
-                f"| {fmt_ops(m['redis']['ops_per_sec'])} "
-                f"| {m['warden']['cpu_us_per_req']:.2f} us | {m['redis']['cpu_us_per_req']:.2f} us "
-                f"| {ratio['cpu_us_per_req']:.2f}x | {'≤' + str(t) + 'x' if t else '—'} "
-                f"| {met(ratio['cpu_us_per_req'], t)} "
-                f"| {m['warden']['p50_us'] / 1000:.2f} / {m['warden']['p99_us'] / 1000:.2f} ms "
-                f"| {m['redis']['p50_us'] / 1000:.2f} / {m['redis']['p99_us'] / 1000:.2f} ms "
-                f"| {w['keys_check']} |")
-        lines.append("")
-
-    rows = []
-
-    def row(name, warden, redis, ratio=None, target=None):
-        ratio_text = f"{ratio:.2f}x" if ratio is not None else ""
-        target_text = f"≤{target}x" if target else "—"
-        rows.append(f"| {name} | {warden} | {redis} | {ratio_text} | {target_text} "
-                    f"| {met(ratio, target)} |")
-
-    if "keyspace" in out:
-        k = out["keyspace"]
-        for keys, target in ((k["small_keys"], None), (k["large_keys"], keyspace_target(k))):
-            r = k["runs"][str(keys)]
-            row(f"CPU per GET, P16, {keys:,} keys loaded",
-                f"{r['median']['warden']['cpu_us_per_req']:.2f} us",
-                f"{r['median']['redis']['cpu_us_per_req']:.2f} us",
-                r["ratio"]["cpu_us_per_req"], target)
-        small, large = (k["runs"][str(n)]["median"] for n in (k["small_keys"], k["large_keys"]))
-        growth = {s: large[s]["cpu_us_per_req"] / small[s]["cpu_us_per_req"] for s in SERVERS}
-        row(f"CPU per GET growth, {k['small_keys']:,} → {k['large_keys']:,} keys",
-            f"{growth['warden']:.2f}x", f"{growth['redis']:.2f}x")
-        rss = k["runs"][str(k["large_keys"])]["rss_bytes"]
-        row(f"RSS with {k['large_keys']:,} keys", f"{rss['warden'] / 1e6:.0f} MB",
-            f"{rss['redis'] / 1e6:.0f} MB", rss["warden"] / rss["redis"])
-    if "memory" in out:
-        m = out["memory"]
-        row(f"memory per lock ({m['locks']:,} locks, 36-byte token)",
-            f"{m['warden']['bytes_per_lock']:.1f} B", f"{m['redis']['bytes_per_lock']:.1f} B",
-            m["ratio"], 0.5)
-    if "types_memory" in out:
-        t = out["types_memory"]
-        names = {"redisson": "memory per Redisson lock (`HINCRBY` + `PEXPIRE`, {:,} locks)",
-                 "bighash": "memory per field, 10 hashes of {:,} fields",
-                 "lock": "memory per string lock, same run ({:,} locks)"}
-        for workload, r in t.items():
-            count = r["count"] // 10 if workload == "bighash" else r["count"]
-            row(names.get(workload, workload + " ({:,})").format(count),
-                f"{r['warden']['bytes_per_item']:.1f} B", f"{r['redis']['bytes_per_item']:.1f} B",
-                r["ratio"])
-    if "startup" in out:
-        s = out["startup"]
-        row(f"start to first PONG (median of {s['runs']})", f"{s['warden']['median_ms']:.1f} ms",
-            f"{s['redis']['median_ms']:.1f} ms", s["warden"]["median_ms"] / s["redis"]["median_ms"])
-        idle_mb = s["warden"]["idle_rss_bytes"] / 1e6
-        # The only absolute target: warden's own idle RSS.
-        redis_mb = s["redis"]["idle_rss_bytes"] / 1e6
-        rows.append(f"| idle RSS | {idle_mb:.2f} MB | {redis_mb:.2f} MB | | ≤4 MB (warden) "
-                    f"| {met(idle_mb, 4.0)} |")
-        row(f"{s['parallel']} servers started in parallel on `--port 0`",
-            f"{s['parallel_up']}/{s['parallel']} up, {s['parallel_ports']} ports", "")
-    if "storm" in out:
-        s = out["storm"]
-        row(f"expiry storm: {s['locks']:,} locks `PX {s['ttl_ms']}`, left 1 s after the last "
-            "deadline", f"{s['warden']['left_percent']:.2f}%", f"{s['redis']['left_percent']:.2f}%")
-        row("worst PING latency during that storm", f"{s['warden']['worst_ping_ms']:.1f} ms",
-            f"{s['redis']['worst_ping_ms']:.1f} ms",
-            s["warden"]["worst_ping_ms"] / s["redis"]["worst_ping_ms"])
-    if "bigdelete" in out:
-        b = out["bigdelete"]
-        for scenario, r in b["scenarios"].items():
-            what = (f"`{scenario.upper().replace('-', ' ')}` of {b['keys']:,} keys"
-                    if scenario.startswith("flushall") else
-                    f"`{scenario.upper()}` of a {b['fields']:,}-field hash")
-            w, rd = r["warden"], r["redis"]
-            pw, pr = w["ping_freeing"], rd["ping_freeing"]
-            if pw["count"] and pr["count"]:  # else freed before any PING was in flight
-                # The target is absolute, on warden alone: p99 and max under 5 ms.
-                ok = "met" if max(pw["p99_ms"], pw["max_ms"]) < b["target_ms"] else "not met"
-                rows.append(f"| PING p99 / max while {what} is freed "
-                            f"| {pw['p99_ms']:.1f} / {pw['max_ms']:.1f} ms "
-                            f"| {pr['p99_ms']:.1f} / {pr['max_ms']:.1f} ms "
-                            f"| {pw['max_ms'] / pr['max_ms']:.2f}x "
-                            f"| <{b['target_ms']:g} ms (warden) | {ok} |")
-            # The run-queue wait says how much of the PING latency was the machine's.
-            row(f"{what}: reply / memory freed / RSS back after / server's run-queue wait",
-                f"{w['reply_ms']:.1f} ms / {w['freed_s']:.2f} s / {rss_back(w, b)} / "
-                f"{w['runqueue_wait_ms']:.0f} ms",
-                f"{rd['reply_ms']:.1f} ms / {rd['freed_s']:.2f} s / {rss_back(rd, b)} / "
-                f"{rd['runqueue_wait_ms']:.0f} ms")
-    if rows:
-        lines += ["| measurement | warden | Redis | ratio | target | |",
-                  "|---|---|---|---|---|---|"] + rows + [""]
-    return "\n".join(lines)
-
-
-def short_count(n):
-    for unit, size in (("M", 1_000_000), ("k", 1000)):
-        if n >= size and n % size == 0:
-            return f"{n // size}{unit}"
-    return str(n)
-
-
-def chart_bars(out):
-    """(label, CPU or memory ratio, target) for the chart, and the ops/s ratios."""
-    bars, ops = [], []
-    for name, w in out["workloads"].items():
-        bars.append((name, w["ratio"]["cpu_us_per_req"], w["target_cpu_ratio"]))
-        ops.append((name, w["ratio"]["ops_per_sec"]))
-    if "keyspace" in out:
-        k = out["keyspace"]
-        for keys, target in ((k["small_keys"], None), (k["large_keys"], keyspace_target(k))):
-            bars.append((f"get_p16\n{short_count(keys)} keys",
-                         k["runs"][str(keys)]["ratio"]["cpu_us_per_req"], target))
-    if "memory" in out:
-        bars.append(("memory\nper lock", out["memory"]["ratio"], 0.5))
-    for workload, label in (("redisson", "memory per\nRedisson lock"),
-                            ("bighash", "memory per\nhash field")):
-        if workload in out.get("types_memory", {}):
-            bars.append((label, out["types_memory"][workload]["ratio"], None))
-    if "storm" in out:
-        s = out["storm"]
-        bars.append(("storm\nworst PING",
-                     s["warden"]["worst_ping_ms"] / s["redis"]["worst_ping_ms"], None))
-    if "startup" in out:
-        s = out["startup"]
-        bars.append(("start to\nPONG", s["warden"]["median_ms"] / s["redis"]["median_ms"], None))
-    return bars, ops
-
-
-def draw_chart(out, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    bars, ops = chart_bars(out)
-    if not bars:
-        return False
-    fig, axes = plt.subplots(2 if ops else 1, 1, squeeze=False,
-                             figsize=(max(8, 1.0 * len(bars)), 8 if ops else 4.5))
-    ax = axes[0][0]
-    xs = range(len(bars))
-    ax.bar(xs, [b[1] for b in bars], color="#4c72b0")
-    label = "target"  # one legend entry for all the target marks
-    for x, (_, value, target) in zip(xs, bars):
-        ax.text(x, max(value, target or 0), f"{value:.2f}", ha="center", va="bottom", fontsize=8)
-        if target is not None:
-            ax.hlines(target, x - 0.45, x + 0.45, colors="#c44e52", linewidth=2, label=label)
-            label = None
-    ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
-    ax.set_xticks(list(xs), [b[0] for b in bars], fontsize=8)
-    ax.set_ylabel("warden / Redis")
-    ax.set_title("CPU per request, memory and latency: warden / Redis (lower is better)")
-    if any(b[2] for b in bars):
-        ax.legend(loc="upper left")
-    if ops:
-        ax = axes[1][0]
-        xs = range(len(ops))
-        ax.bar(xs, [o[1] for o in ops], color="#55a868")
-        for x, (_, value) in zip(xs, ops):
-            ax.text(x, value, f"{value:.2f}", ha="center", va="bottom", fontsize=8)
-        ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
-        ax.set_xticks(list(xs), [o[0] for o in ops], fontsize=8)
-        ax.set_ylabel("warden / Redis")
-        ax.set_title("ops/s: warden / Redis (higher is better)")
-    fig.suptitle(out["date"] + ", " + out["machine"]["cpu"], fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
-
-
-def machine():
-    cpu = platform.processor()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    with open("/proc/meminfo") as f:
-        mem_kb = int(f.readline().split()[1])
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kb / 2**20, 1),
-            "kernel": platform.release(), "loadavg_at_start": os.getloadavg()[0]}
-
-
-def versions(args):
-    def output(argv):
-        try:
-            return subprocess.run(argv, capture_output=True, text=True).stdout.strip()
-        except OSError:
-            return "?"
-    # "Redis server v=7.0.15 sha=... malloc=jemalloc-5.3.0 ..." -> "redis-server 7.0.15"
-    redis = output([args.redis, "--version"]).split()
-    redis_version = next((w[2:] for w in redis if w.startswith("v=")), "?")
-    dirty = output(["git", "-C", BENCH_DIR, "status", "--porcelain", "--untracked-files=no"])
-    return {"warden": output([args.warden, "--version"]),
-            "redis": f"redis-server {redis_version}",
-            "commit": output(["git", "-C", BENCH_DIR, "rev-parse", "--short", "HEAD"]) +
-            (" with local changes" if dirty else "")}
-
-
-def write_markdown(out, path, chart):
-    m = out["machine"]
-    text = [f"# Side-by-side results, {out['date']}", "",
-            f"Command: `{out['command']}`", "",
-            f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Linux "
-            f"{m['kernel']}; load average {m['loadavg_at_start']:.2f} at the start, "
-            f"{m['loadavg_at_end']:.2f} at the end. "
-            f"Servers on core {SERVER_CORE}, load generators on core {CLIENT_CORE}.", "",
-            f"{out['versions']['warden']} (commit {out['versions']['commit']}); "
-            f"{out['versions']['redis']}", "",
-            f"Medians of {out['rounds']} round(s), servers alternating. Requests per run: "
-            f"{out['requests_p16']:,} at P16, {out['requests_p1']:,} at P1, 50 connections; "
-            f"lockcycle {out['lockcycle_seconds']} s. CPU per request is the server's "
-            "schedstat time over the run's requests; ratios are warden / Redis.", ""]
-    if out["note"]:
-        text += [out["note"], ""]
-    text.append(tables(out))
-    if chart:
-        text += ["![warden / Redis ratios](ratios.png)", ""]
-    with open(path, "w") as f:
-        f.write("\n".join(text))
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
