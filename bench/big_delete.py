@@ -47,6 +47,8 @@ import subprocess
 import sys
 import time
 
+from run_all import Client, free_port
+
 SERVER_CORE = 0
 CLIENT_CORE = 1
 PAIRS_PER_COMMAND = 1000
@@ -70,12 +72,6 @@ SCENARIOS = {
 }
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def rss_bytes(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -96,74 +92,6 @@ def schedstat_ns(pid):
         cpu += int(fields[0])
         wait += int(fields[1])
     return cpu, wait
-
-
-def encode(args):
-    parts = [b"*%d\r\n" % len(args)]
-    for a in args:
-        b = a.encode() if isinstance(a, str) else a
-        parts.append(b"$%d\r\n%s\r\n" % (len(b), b))
-    return b"".join(parts)
-
-
-class Conn:
-    """A blocking RESP client: one command at a time, or pipelined one-line replies."""
-
-    def __init__(self, port, timeout_s=FREE_TIMEOUT_S):
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout_s)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
-        self.buf = b""
-
-    def _fill(self):
-        data = self.sock.recv(1 << 20)
-        if not data:
-            raise ConnectionError("server closed the connection")
-        self.buf += data
-
-    def _line(self):
-        while True:
-            end = self.buf.find(b"\r\n")
-            if end >= 0:
-                line, self.buf = self.buf[:end], self.buf[end + 2:]
-                return line
-            self._fill()
-
-    def call(self, *args):
-        self.sock.sendall(encode(args))
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b"-":
-            raise RuntimeError(rest.decode())
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self._fill()
-            value, self.buf = self.buf[:n], self.buf[n + 2:]
-            return value.decode()
-        return rest.decode()
-
-    def pipeline(self, commands):
-        """Sends the commands at once; returns their replies, each a single line (:n or +OK)."""
-        self.sock.sendall(b"".join(commands))
-        replies = [self._line() for _ in commands]
-        for r in replies:
-            if r[:1] == b"-":
-                raise RuntimeError(r[1:].decode())
-        return replies
-
-    def close(self):
-        self.sock.close()
 
 
 def pairs_command(head, first, count, key_prefix, value_prefix):
@@ -276,7 +204,7 @@ def run(name, argv, scenario, n, args):
     ping_proc = None
     stop = multiprocessing.Event()
     try:
-        conn = Conn(port)
+        conn = Client(port, timeout_s=FREE_TIMEOUT_S)
         conn.call("PING")
         base = memory(conn, proc.pid)
         t0 = time.monotonic()

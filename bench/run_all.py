@@ -163,11 +163,11 @@ def free_port():
 class Client:
     """A blocking RESP client for the few commands the runner sends itself."""
 
-    def __init__(self, port):
+    def __init__(self, port, timeout_s=None):
         deadline = time.monotonic() + 10
         while True:
             try:
-                self.sock = socket.create_connection(("127.0.0.1", port))
+                self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout_s)
                 break
             except OSError:
                 if time.monotonic() > deadline:
@@ -204,6 +204,16 @@ class Client:
             value, self.buf = self.buf[:n], self.buf[n + 2:]
             return value.decode()
         return rest.decode()
+
+    def pipeline(self, commands):
+        """Sends the encoded commands at once; returns their replies, each a single line (:n or
+        +OK), and raises on an error reply."""
+        self.sock.sendall(b"".join(commands))
+        replies = [self._line() for _ in commands]
+        for r in replies:
+            if r[:1] == b"-":
+                raise RuntimeError(r[1:].decode())
+        return replies
 
     def load(self, args, start, stop, step, batch=20000):
         """Sends `args` for i in range(start, stop, step), pipelined in batches, each
