@@ -62,6 +62,16 @@ class CommandTest : public ::testing::Test {
 
   std::int64_t now_ms() const { return clock_.NowMs(); }
 
+  // Makes `key` a hash held in a table of its own: fields f0..f<n-1> past a lowered
+  // hash-max-listpack-entries (left lowered).
+  void PutTableHash(std::string_view key, int n) {
+    Run({"CONFIG", "SET", "hash-max-listpack-entries", "2"});
+    for (int i = 0; i < n; ++i) {
+      Run({"HSET", key, "f" + std::to_string(i), "v" + std::to_string(i)});
+    }
+    ASSERT_EQ(Run({"OBJECT", "ENCODING", key}), "$9\r\nhashtable\r\n");
+  }
+
   storage::ManualClock clock_;
   ServerState state_;
   Session session_;

@@ -29,17 +29,7 @@ std::vector<std::string> StringsIn(std::string_view reply) {
   return out;
 }
 
-class HashCommandsTest : public CommandTest {
- protected:
-  // Makes `key` a table: fields f0..f<n-1> past a lowered hash-max-listpack-entries.
-  void PutTableHash(std::string_view key, int n) {
-    Run({"CONFIG", "SET", "hash-max-listpack-entries", "2"});
-    for (int i = 0; i < n; ++i) {
-      Run({"HSET", key, "f" + std::to_string(i), "v" + std::to_string(i)});
-    }
-    ASSERT_EQ(Run({"OBJECT", "ENCODING", key}), "$9\r\nhashtable\r\n");
-  }
-};
+class HashCommandsTest : public CommandTest {};
 
 // HSET, HMSET, HSETNX
 

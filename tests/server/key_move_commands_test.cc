@@ -11,17 +11,7 @@
 namespace warden::server {
 namespace {
 
-class KeyMoveCommandsTest : public CommandTest {
- protected:
-  // A hash past hash-max-listpack-entries: its fields live in a table of their own.
-  void PutTableHash(std::string_view key, int n) {
-    Run({"CONFIG", "SET", "hash-max-listpack-entries", "2"});
-    for (int i = 0; i < n; ++i) {
-      Run({"HSET", key, "f" + std::to_string(i), "v" + std::to_string(i)});
-    }
-    ASSERT_EQ(Run({"OBJECT", "ENCODING", key}), "$9\r\nhashtable\r\n");
-  }
-};
+class KeyMoveCommandsTest : public CommandTest {};
 
 // RENAME, RENAMENX
 
