@@ -47,9 +47,10 @@ void HashForEach(const Entry& hash, Fn&& fn) {
 
 // The table of a table-encoded set or hash: a new keyspace on `owner`'s pool.
 Keyspace* NewValueTable(Keyspace& owner);
-// The value bytes that make an entry point at `table`.
-inline std::string_view TablePointerBytes(Keyspace* const& table) {
-  return {reinterpret_cast<const char*>(&table), sizeof(table)};
+// The value bytes that make an entry point at `table`; the view lives to the end of the full
+// expression (a converted pointer is a temporary).
+inline std::string_view TablePointerBytes(LargeValue* const& slot) {
+  return LargePointerBytes(slot);
 }
 
 }  // namespace warden::storage

@@ -121,12 +121,11 @@ Entry* Keyspace::Allocate(std::size_t bytes) {
 
 void Keyspace::ReleaseValue(Entry* entry) {
   if (!IsLarge(entry->encoding())) return;
-  Keyspace* table = entry->table();
-  // Only tables exist among the large values so far.
+  LargeValue* value = entry->large();
   if (reclaimer_ != nullptr) {
-    reclaimer_->Defer(std::unique_ptr<Keyspace>(table));
+    reclaimer_->Defer(std::unique_ptr<LargeValue>(value));
   } else {
-    delete table;
+    delete value;
   }
   entry->encoding_ = static_cast<std::uint32_t>(Encoding::kString);
 }
@@ -243,8 +242,8 @@ Entry* Keyspace::Relocate(Entry* existing, std::size_t needed) {
 Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encoding) {
   // A large value stored again (its pointer unchanged) must survive the replacement.
   if (IsLarge(entry->encoding()) &&
-      !(IsLarge(encoding) && value.size() == sizeof(Keyspace*) &&
-        std::memcmp(value.data(), entry->data() + entry->key_len_, sizeof(Keyspace*)) == 0)) {
+      !(IsLarge(encoding) && value.size() == sizeof(LargeValue*) &&
+        std::memcmp(value.data(), entry->data() + entry->key_len_, sizeof(LargeValue*)) == 0)) {
     ReleaseValue(entry);
   }
   Entry* e = Relocate(entry, entry->header_size() + entry->key_len_ + value.size());
@@ -406,7 +405,7 @@ bool Keyspace::ClearSome(std::size_t max_entries) {
         Entry* e = EntryOf(link);
         link = e->next_;
         // A small table is freed with its key: its fields count against the budget too.
-        const std::size_t cost = 1 + (IsLarge(e->encoding()) ? e->table()->size() : 0);
+        const std::size_t cost = 1 + (IsLarge(e->encoding()) ? e->large()->element_count() : 0);
         Free(e);
         max_entries = cost >= max_entries ? 0 : max_entries - cost;
       }

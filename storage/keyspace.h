@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "storage/entry_pool.h"
+#include "storage/large_value.h"
 #include "storage/random.h"
 
 namespace warden::storage {
@@ -102,12 +103,14 @@ class Entry {
   Encoding encoding() const { return static_cast<Encoding>(encoding_); }
   ValueType type() const { return TypeOf(encoding()); }
   bool is_string() const { return type() == ValueType::kString; }
-  // The table of a kHashTable or kSetTable value.
-  Keyspace* table() const {
-    Keyspace* t;
-    std::memcpy(&t, data() + key_len_, sizeof(t));
-    return t;
+  // What a large encoding's value bytes point to.
+  LargeValue* large() const {
+    LargeValue* v;
+    std::memcpy(&v, data() + key_len_, sizeof(v));
+    return v;
   }
+  // The table of a kHashTable or kSetTable value.
+  inline Keyspace* table() const;
   std::int64_t deadline_ms() const {
     if (timed_ == 0) return kNoDeadline;
     std::int64_t d;
@@ -152,7 +155,7 @@ struct KeyspaceStats {
   std::uint64_t expired_keys = 0;
 };
 
-class Keyspace {
+class Keyspace final : public LargeValue {
  public:
   // Largest value: the header keeps 31 bits of its length.
   static constexpr std::size_t kMaxLength = 0x7FFFFFFFu;
@@ -167,7 +170,7 @@ class Keyspace {
   // 8 bytes per entry.
   explicit Keyspace(Random& random, EntryPool* pool = nullptr, Reclaimer* reclaimer = nullptr,
                     bool timed = true);
-  ~Keyspace();
+  ~Keyspace() override;
   Keyspace(const Keyspace&) = delete;
   Keyspace& operator=(const Keyspace&) = delete;
 
@@ -216,7 +219,8 @@ class Keyspace {
   // FLUSHDB that the reclaimer finishes in slices.
   std::unique_ptr<Keyspace> TakeAll();
   // Frees up to `max_entries` entries of a keyspace being taken apart; true once it is empty.
-  bool ClearSome(std::size_t max_entries);
+  bool ClearSome(std::size_t max_entries) override;
+  std::size_t element_count() const override { return size(); }
   // Exchanges the contents of two keyspaces that share a pool and reclaimer (SWAPDB).
   void Swap(Keyspace& other);
 
@@ -349,5 +353,7 @@ class Keyspace {
   std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]
   std::string scratch_;
 };
+
+inline Keyspace* Entry::table() const { return static_cast<Keyspace*>(large()); }
 
 }  // namespace warden::storage

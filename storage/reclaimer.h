@@ -25,8 +25,8 @@ class Reclaimer {
   Reclaimer(const Reclaimer&) = delete;
   Reclaimer& operator=(const Reclaimer&) = delete;
 
-  // Takes ownership of a table no longer reachable from any key.
-  void Defer(std::unique_ptr<Keyspace> table);
+  // Takes ownership of a value no longer reachable from any key.
+  void Defer(std::unique_ptr<LargeValue> value);
   // Frees up to about `max_entries` entries; returns whether work is left.
   bool Step(std::size_t max_entries);
   // Frees everything now (shutdown, tests).
@@ -35,7 +35,7 @@ class Reclaimer {
   std::size_t pending() const { return queue_.size(); }
 
  private:
-  std::deque<std::unique_ptr<Keyspace>> queue_;
+  std::deque<std::unique_ptr<LargeValue>> queue_;
 };
 
 }  // namespace warden::storage
