@@ -51,6 +51,7 @@ Connection::Connection(Server& server, Kind kind) : server_(server), kind_(kind)
     uv_pipe_init(server.loop(), &handle_.pipe, 0);
   }
   handle_.tcp.data = this;  // the same offset in both members
+  session_.host = this;
   write_req_.data = this;
   protocol::ParserLimits limits;
   limits.max_bulk_len = server.state().config.proto_max_bulk_len;
@@ -253,7 +254,7 @@ void Connection::ProcessInput() {
   protocol::ReplyWriter writer(&output_, session_.resp);
   bool ran = false;
   prefetched_ = 0;
-  while (!closing_ && !session_.close_after_reply && !OutputBacklogged()) {
+  while (!closing_ && !session_.close_after_reply && !session_.blocked && !OutputBacklogged()) {
     const std::string_view data = input_.unread();
     if (prefetched_ == 0 && !parser_.in_progress()) PrefetchAhead(data);
     const protocol::ParseStatus status = parser_.Parse(data, session_.authenticated);
@@ -307,6 +308,21 @@ void Connection::PollOnce() {
     server_.state().stats.total_net_input_bytes += static_cast<std::uint64_t>(n);
   }
   if (input_.unread_size() > 0) ProcessInput();
+}
+
+void Connection::Unblocked() {
+  Flush();
+  if (input_.unread_size() > 0) server_.ScheduleResume(this);
+}
+
+void Connection::Resume() {
+  if (closing_ || session_.blocked) return;
+  if (input_.unread_size() > 0 && !write_pending_) {
+    ProcessInput();
+  } else {
+    Flush();
+    UpdateReading();
+  }
 }
 
 void Connection::OnDelayTimer(uv_timer_t* timer) {

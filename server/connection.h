@@ -18,6 +18,7 @@
 
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
+#include "server/blocking.h"
 #include "server/io_buffer.h"
 #include "server/session.h"
 
@@ -25,7 +26,7 @@ namespace warden::server {
 
 class Server;
 
-class Connection {
+class Connection final : public BlockedClientHost {
  public:
   enum class Kind { kTcp, kUnix };
 
@@ -51,6 +52,12 @@ class Connection {
   bool closing() const { return closing_; }
   // Reads what the socket holds without the loop and runs it (used while a script is busy).
   void PollOnce();
+  // Goes on with the requests that waited while the client was blocked.
+  void Resume();
+
+  // BlockedClientHost
+  std::string& reply_buffer() override { return output_; }
+  void Unblocked() override;
 
   Connection* next = nullptr;  // the server's list
   Connection* prev = nullptr;

@@ -93,6 +93,8 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
   ++server.stats.total_commands;
   CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
   spec->handler(ctx);
+  // Its waiters are served when the script is over.
+  if ((spec->flags & kWrite) != 0) server.blocking.SignalArgs(session.db, args);
 }
 
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
@@ -130,6 +132,12 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   session.last_command = spec;
   CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
   spec->handler(ctx);
+  if ((spec->flags & kWrite) != 0 && !session.blocked) {
+    server.blocking.SignalArgs(session.db, args);
+  }
+  // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
+  // waiters once it has ended.
+  if (!session.is_script && server.blocking.has_ready()) server.blocking.ServeReady(server);
 }
 
 }  // namespace warden::server

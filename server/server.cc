@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -57,6 +58,10 @@ Server::Server(Config config, storage::Clock& clock, Logger& log, bool handle_si
   cron_.data = this;
   uv_idle_init(&loop_, &expire_idle_);
   expire_idle_.data = this;
+  uv_prepare_init(&loop_, &before_poll_);
+  before_poll_.data = this;
+  uv_timer_init(&loop_, &block_timer_);
+  block_timer_.data = this;
   uv_async_init(&loop_, &signal_async_, OnSignalAsync);
   signal_async_.data = this;
   uv_async_init(&loop_, &tasks_async_, OnTasksAsync);
@@ -94,6 +99,40 @@ void Server::AdvanceClock(std::int64_t delta_ms) {
   if (state_.clock_control == nullptr) return;
   state_.clock_control->AdvanceMs(delta_ms);
   state_.dbs.ExpireDue(state_.clock.NowMs());
+  ServeBlockedTimeouts();
+}
+
+void Server::ScheduleResume(Connection* connection) {
+  if (std::find(resume_.begin(), resume_.end(), connection) == resume_.end()) {
+    resume_.push_back(connection);
+  }
+}
+
+void Server::OnBeforePoll(uv_prepare_t* prepare) {
+  auto* self = static_cast<Server*>(prepare->data);
+  self->ServeBlockedTimeouts();
+  // Resuming a client can block it again or wake others: take the list as it is now.
+  std::vector<Connection*> resume;
+  resume.swap(self->resume_);
+  for (Connection* c : resume) c->Resume();
+}
+
+void Server::OnBlockTimer(uv_timer_t* timer) {
+  static_cast<Server*>(timer->data)->ServeBlockedTimeouts();
+}
+
+void Server::ServeBlockedTimeouts() {
+  BlockingRegistry& blocking = state_.blocking;
+  if (blocking.clients_with_deadline() == 0) return;
+  const std::int64_t now = state_.clock.NowMs();
+  blocking.ExpireTimeouts(now);
+  const std::int64_t next = blocking.next_deadline();
+  const bool frozen = state_.clock_control != nullptr && state_.clock_control->frozen();
+  if (next == 0 || frozen || !handles_open_) {
+    uv_timer_stop(&block_timer_);
+    return;
+  }
+  uv_timer_start(&block_timer_, OnBlockTimer, static_cast<std::uint64_t>(next - now), 0);
 }
 
 void Server::PollWhileBusy() {
@@ -192,6 +231,7 @@ std::optional<std::string> Server::Start() {
   }
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(state_.config.hz);
   uv_timer_start(&cron_, OnCron, period_ms, period_ms);
+  uv_prepare_start(&before_poll_, OnBeforePoll);
   log_.Log(LogLevel::kNotice, "warden %.*s (Redis %.*s compatible) starting, pid=%d",
            static_cast<int>(kWardenVersion.size()), kWardenVersion.data(),
            static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
@@ -260,6 +300,8 @@ void Server::Shutdown() {
     if (handle_signals_) g_signal_async = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&expire_idle_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&before_poll_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&signal_async_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&tasks_async_), nullptr);
   }
@@ -344,6 +386,8 @@ void Server::Adopt(Connection* c) {
 }
 
 void Server::Unlink(Connection* c) {
+  resume_.erase(std::remove(resume_.begin(), resume_.end(), c), resume_.end());
+  state_.blocking.Remove(c->session());
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {
@@ -406,7 +450,8 @@ void Server::ClientsCron() {
     Connection* next = c->next;
     // A client over the soft output limit is closed once it has been for soft-seconds, even if
     // no new reply comes to trigger the check.
-    if (!c->EnforceOutputLimit() && timeout_ms > 0 &&
+    // A blocked client is waiting by request, as in Redis: the idle timeout spares it.
+    if (!c->EnforceOutputLimit() && timeout_ms > 0 && !c->session().blocked &&
         now - c->session().last_interaction_ms > timeout_ms) {
       c->Close();
     }

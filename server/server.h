@@ -43,6 +43,9 @@ class Server final : public ConnectionRegistry {
   Logger& log() { return log_; }
 
   void Unlink(Connection* connection);
+  // A client woken from a blocking command goes on with its pipelined requests from the loop,
+  // before it next polls (not inside the command that woke it).
+  void ScheduleResume(Connection* connection);
   // Runs `task` on the loop thread; callable from any thread.
   void Post(std::function<void()> task);
   // Moves a controllable clock forward and expires every key whose lease is over by then.
@@ -61,6 +64,8 @@ class Server final : public ConnectionRegistry {
   static void OnSignalAsync(uv_async_t* async);
   static void OnTasksAsync(uv_async_t* async);
   static void OnShutdownTimer(uv_timer_t* timer);
+  static void OnBeforePoll(uv_prepare_t* prepare);
+  static void OnBlockTimer(uv_timer_t* timer);
 
   void Accept(uv_stream_t* listener, Connection::Kind kind);
   // Registers an accepted connection and starts serving it.
@@ -70,6 +75,9 @@ class Server final : public ConnectionRegistry {
   std::optional<std::string> Listen(const std::string& address);
   std::optional<std::string> ListenUnix();
   void RunExpirySlice();
+  // Times out blocked clients due on warden's clock, and sets the timer for the next one (none
+  // while the clock is frozen: only a test moving it can make one due).
+  void ServeBlockedTimeouts();
   // Closes idle clients (timeout) and those over the soft output limit for too long.
   void ClientsCron();
   void WritePortFile();
@@ -83,6 +91,9 @@ class Server final : public ConnectionRegistry {
   uv_pipe_t* unix_listener_ = nullptr;
   uv_timer_t cron_;
   uv_idle_t expire_idle_;
+  uv_prepare_t before_poll_;
+  uv_timer_t block_timer_;
+  std::vector<Connection*> resume_;
   bool expire_idle_active_ = false;
   uv_async_t signal_async_;
   uv_async_t tasks_async_;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "server/blocking.h"
 #include "server/config.h"
 #include "server/session.h"
 #include "storage/active_expiry.h"
@@ -54,6 +55,7 @@ class ServerState {
   storage::Databases dbs;
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
+  BlockingRegistry blocking;
   bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;

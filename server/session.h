@@ -10,6 +10,7 @@
 namespace warden::server {
 
 struct CommandSpec;
+class BlockedClientHost;
 
 struct Session {
   std::uint64_t id = 0;
@@ -40,6 +41,11 @@ struct Session {
   std::size_t output_bytes = 0;
   bool reading = true;
   bool writing = false;
+  // Waiting in a blocking command (blocking.h): no request of this client runs meanwhile.
+  bool blocked = false;
+  // Its connection, for a blocked client's reply; null where a client cannot block (scripts,
+  // command tests).
+  BlockedClientHost* host = nullptr;
 };
 
 }  // namespace warden::server

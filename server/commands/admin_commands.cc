@@ -102,9 +102,10 @@ void ClientsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "maxclients", s.config.maxclients);
   Field(out, "client_recent_max_input_buffer", "0");
   Field(out, "client_recent_max_output_buffer", "0");
-  Field(out, "blocked_clients", "0");
+  Field(out, "blocked_clients", static_cast<std::int64_t>(s.blocking.blocked_clients()));
   Field(out, "tracking_clients", "0");
-  Field(out, "clients_in_timeout_table", "0");
+  Field(out, "clients_in_timeout_table",
+        static_cast<std::int64_t>(s.blocking.clients_with_deadline()));
   out.append("\r\n");
 }
 

@@ -6,6 +6,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/client_name.h"
+#include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 
 namespace warden::server {
@@ -17,14 +18,15 @@ void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
   char buf[512];
   const int n = std::snprintf(
       buf, sizeof(buf),
-      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d sub=0 psub=0 "
+      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
       "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
       "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d",
       static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
       static_cast<long long>((now_ms - s.created_ms) / 1000),
-      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.db, s.query_buffer_bytes,
-      s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes,
-      s.output_bytes, s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
+      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.blocked ? "b" : "N", s.db,
+      s.query_buffer_bytes, s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free,
+      s.query_buffer_bytes, s.output_bytes,
+      s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
       s.reading ? (s.writing ? "rw" : "r") : (s.writing ? "w" : ""), static_cast<int>(cmd.size()),
       cmd.data(), s.resp);
   if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof(buf) ? n : sizeof(buf) - 1);
@@ -133,6 +135,27 @@ void ClientNoEvictCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends another client's blocking command early.
+void ClientUnblockCommand(CommandContext& ctx) {
+  std::int64_t id = 0;
+  if (!IntegerArg(ctx, ctx.arg(2), id)) return;
+  bool with_error = false;
+  if (ctx.argc() == 4) {
+    if (ArgIs(ctx.arg(3), "error")) {
+      with_error = true;
+    } else if (!ArgIs(ctx.arg(3), "timeout")) {
+      ctx.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  } else if (ctx.argc() > 4) {
+    ctx.reply.Error(
+        "ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.");
+    return;
+  }
+  const bool unblocked = ctx.server.blocking.Unblock(static_cast<std::uint64_t>(id), with_error);
+  ctx.reply.Integer(unblocked ? 1 : 0);
+}
+
 void ClientHelpCommand(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -152,6 +175,8 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Set client meta attr. Options are:",
       "    * LIB-NAME: the client lib name.",
       "    * LIB-VER: the client lib version.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "HELP",
@@ -169,6 +194,7 @@ constexpr CommandSpec kClientTable[] = {
     {"client|info",     2, kNoScript | kLoading | kStale,          ClientInfoCommand,    0, 0, 0, "@slow @connection"},
     {"client|list",    -2, kAdmin | kNoScript | kLoading | kStale, ClientListCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|no-evict", 3, kAdmin | kNoScript | kLoading | kStale, ClientNoEvictCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|unblock", -3, kAdmin | kNoScript | kLoading | kStale, ClientUnblockCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|help",     2, kLoading | kStale,                      ClientHelpCommand,    0, 0, 0, "@slow @connection"},
 };
 // clang-format on

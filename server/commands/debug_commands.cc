@@ -145,6 +145,7 @@ void DebugClock(CommandContext& ctx) {
     // A lease of exactly the time advanced is over: expire it now rather than a millisecond
     // later, so "SET NX PX 30000, ADVANCE 30000, SET NX" succeeds at once.
     ctx.server.dbs.ExpireDue(clock->NowMs());
+    ctx.server.blocking.ExpireTimeouts(clock->NowMs());
   } else if (ArgIs(action, "real") && ctx.argc() == 3) {
     clock->Real();
   } else {

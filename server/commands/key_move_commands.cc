@@ -107,6 +107,7 @@ void MoveCommand(CommandContext& ctx) {
     return;
   }
   src.MoveTo(entry, dst, ctx.arg(1), nullptr);
+  ctx.server.blocking.SignalKey(db, ctx.arg(1));
   ctx.reply.Integer(1);
 }
 
@@ -145,6 +146,7 @@ void CopyCommand(CommandContext& ctx) {
   const storage::Encoding encoding = entry->encoding();
   if (existing != nullptr) dst.Erase(existing);
   dst.Store(ctx.arg(2), value, deadline, nullptr, encoding);
+  ctx.server.blocking.SignalKey(db, ctx.arg(2));
   ctx.reply.Integer(1);
 }
 
@@ -160,7 +162,12 @@ void SwapdbCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
     return;
   }
-  if (first != second) ctx.server.dbs.Swap(first, second);
+  if (first != second) {
+    ctx.server.dbs.Swap(first, second);
+    // Clients wait on a database's number, whatever it now holds (Redis 7.0's SWAPDB).
+    ctx.server.blocking.SignalDb(first);
+    ctx.server.blocking.SignalDb(second);
+  }
   ctx.reply.Ok();
 }
 

@@ -178,7 +178,9 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/redis-cli.xml" "$here/python/test_redis_cli.py" ;;
     python)
       run_suite redis-py 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/redis-py.xml" "$here/python/test_redis_py_lock.py" ;;
+        --junitxml="$results/redis-py.xml" "$here/python/test_redis_py_lock.py"
+      run_suite blocking 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/blocking.xml" "$here/python/test_blocking.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
