@@ -225,6 +225,9 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "zset-max-listpack-value" || name == "zset-max-ziplist-value") {
     return int_option(0, INT64_MAX, c.encoding.zset_max_listpack_value);
   }
+  if (name == "list-max-listpack-size" || name == "list-max-ziplist-size") {
+    return int_option(INT32_MIN, INT32_MAX, c.encoding.list_max_listpack_size);
+  }
   if (name == "protected-mode") {
     if (!one() || !ParseYesNo(a[0], c.protected_mode))
       return Fail(d, "argument must be 'yes' or 'no'");
@@ -388,6 +391,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"zset-max-ziplist-entries", std::to_string(c.encoding.zset_max_listpack_entries)},
       {"zset-max-listpack-value", std::to_string(c.encoding.zset_max_listpack_value)},
       {"zset-max-ziplist-value", std::to_string(c.encoding.zset_max_listpack_value)},
+      {"list-max-listpack-size", std::to_string(c.encoding.list_max_listpack_size)},
+      {"list-max-ziplist-size", std::to_string(c.encoding.list_max_listpack_size)},
       {"protected-mode", YesNo(c.protected_mode)},
       {"enable-debug-command", debug},
       {"loglevel", c.loglevel},

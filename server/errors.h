@@ -96,6 +96,14 @@ inline constexpr std::string_view kLcsNotStrings =
 inline constexpr std::string_view kLcsLenAndIdx =
     "ERR If you want both the length and indexes, please just use IDX.";
 inline constexpr std::string_view kDigestLength = "ERR must be exactly 16 hexadecimal characters";
+// Lists.
+inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
+inline constexpr std::string_view kMpopCountZero = "ERR count should be greater than 0";
+inline constexpr std::string_view kLposRankZero =
+    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
+    "negative to start from the end of the list";
+inline constexpr std::string_view kLposCountNegative = "ERR COUNT can't be negative";
+inline constexpr std::string_view kLposMaxlenNegative = "ERR MAXLEN can't be negative";
 
 // Redis formats the texts below with "%s", so an argument shows only up to its first NUL byte.
 inline std::string_view CString(std::string_view arg) { return arg.substr(0, arg.find('\0')); }

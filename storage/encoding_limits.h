@@ -1,9 +1,11 @@
 // When a small collection leaves its inline packed form for a table: Redis 7.0's options and
-// defaults (hash-max-listpack-*, set-max-intset-entries, zset-max-listpack-*). Conversions go
-// one way, as in Redis: a table never becomes packed again.
+// defaults (hash-max-listpack-*, set-max-intset-entries, zset-max-listpack-*,
+// list-max-listpack-size). Conversions go one way, as in Redis: a table never becomes packed
+// again.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace warden::storage {
 
@@ -17,6 +19,8 @@ struct EncodingLimits {
   std::size_t set_max_intset_entries = 512;
   std::size_t zset_max_listpack_entries = 128;
   std::size_t zset_max_listpack_value = 64;
+  // Negative: a node's size class (-2 = 8 KB); positive: elements per node (see list.h).
+  std::int64_t list_max_listpack_size = -2;
 };
 
 }  // namespace warden::storage

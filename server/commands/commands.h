@@ -70,6 +70,25 @@ void SdiffCommand(CommandContext& ctx);
 void SdiffstoreCommand(CommandContext& ctx);
 void SscanCommand(CommandContext& ctx);
 
+// list_commands.cc
+void LpushCommand(CommandContext& ctx);
+void RpushCommand(CommandContext& ctx);
+void LpushxCommand(CommandContext& ctx);
+void RpushxCommand(CommandContext& ctx);
+void LpopCommand(CommandContext& ctx);
+void RpopCommand(CommandContext& ctx);
+void LlenCommand(CommandContext& ctx);
+void LrangeCommand(CommandContext& ctx);
+void LindexCommand(CommandContext& ctx);
+void LsetCommand(CommandContext& ctx);
+void LinsertCommand(CommandContext& ctx);
+void LremCommand(CommandContext& ctx);
+void LtrimCommand(CommandContext& ctx);
+void LposCommand(CommandContext& ctx);
+void LmoveCommand(CommandContext& ctx);
+void RpoplpushCommand(CommandContext& ctx);
+void LmpopCommand(CommandContext& ctx);
+
 // key_move_commands.cc
 void RenameCommand(CommandContext& ctx);
 void RenamenxCommand(CommandContext& ctx);

@@ -70,6 +70,23 @@ void ConfigSetFailed(CommandContext& ctx, std::string_view name, std::string_vie
   ctx.reply.Error({"ERR CONFIG SET failed (possibly related to argument '", name, "') - ", reason});
 }
 
+// list-max-listpack-size is Redis's one signed encoding option (an int).
+bool SetListMaxListpackSize(CommandContext& ctx, std::string_view name, std::string_view value,
+                            storage::EncodingLimits& updated) {
+  std::int64_t n = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || ptr != value.data() + value.size()) {
+    ConfigSetFailed(ctx, name, "argument couldn't be parsed into an integer");
+    return false;
+  }
+  if (n < INT32_MIN || n > INT32_MAX) {
+    ConfigSetFailed(ctx, name, "argument must be between -2147483648 and 2147483647 inclusive");
+    return false;
+  }
+  updated.list_max_listpack_size = n;
+  return true;
+}
+
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 == 1) {
     ctx.reply.Error(errors::kSyntax);
@@ -87,6 +104,10 @@ void ConfigSetCommand(CommandContext& ctx) {
         ConfigSetFailed(ctx, name, "duplicate parameter");
         return;
       }
+    }
+    if (ArgIs(name, "list-max-listpack-size") || ArgIs(name, "list-max-ziplist-size")) {
+      if (!SetListMaxListpackSize(ctx, name, ctx.arg(i + 1), updated)) return;
+      continue;
     }
     std::size_t* field = SettableOption(updated, name);
     if (field == nullptr) {

@@ -8,6 +8,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "storage/hash.h"
+#include "storage/list.h"
 #include "storage/set.h"
 
 namespace warden::server {
@@ -77,6 +78,8 @@ std::string CopyValue(const Entry& value, storage::Keyspace& to) {
       return storage::HashCopyValue(value, to);
     case storage::ValueType::kSet:
       return storage::SetCopyValue(value, to);
+    case storage::ValueType::kList:
+      return storage::ListCopyValue(value);
     default:
       return std::string(value.value());
   }

@@ -7,6 +7,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "storage/hash.h"
+#include "storage/list.h"
 #include "storage/set.h"
 
 namespace warden::server {
@@ -47,6 +48,9 @@ std::string_view EncodingName(const storage::Entry& e) {
 std::size_t ValueMemoryBytes(const storage::Entry& e, std::size_t samples) {
   std::size_t bytes = storage::Keyspace::BlockBytes(e) + sizeof(void*);  // entry and its bucket
   if (!storage::IsLarge(e.encoding())) return bytes;
+  if (e.encoding() == storage::Encoding::kListChunked) {
+    return bytes + storage::ListOf(e)->memory_bytes();
+  }
   const storage::Keyspace& table = *e.table();
   bytes += table.bucket_bytes() + sizeof(storage::Keyspace);
   // As Redis does, a large value is estimated from its first `samples` elements (0: all).

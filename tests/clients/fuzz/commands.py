@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from fuzz.command import Command, quote  # noqa: F401 (fuzz_diff imports Command here)
+from fuzz.list_commands import ListMakers
 from fuzz.typed_commands import (BAD_DBS, BAD_INTS, DBS, FIELDS, FLOAT_INCRS, HASH_KEYS,  # noqa: F401
                                  INCR_AMOUNTS, INT_MEMBERS, LONG_VALUES, OWN_HASH_KEYS,
                                  OWN_SET_KEYS, RANGE_INDEXES, RARE_FIELDS, SCAN_PATTERNS,
@@ -178,7 +179,7 @@ SCRIPT_RETURNS = [
 
 
 @dataclass
-class Generator(TypedMakers):
+class Generator(TypedMakers, ListMakers):
     """Builds one command sequence from a seeded random.Random."""
     rng: random.Random
     base_ms: int
@@ -496,6 +497,7 @@ class Generator(TypedMakers):
         (lock_script, 7), (random_script, 10), (script_admin, 2), (garbage, 6), (misc, 4),
         (TypedMakers.hash_cmd, 16), (TypedMakers.set_type_cmd, 16), (TypedMakers.string_ext, 12), (TypedMakers.keyspace_cmd, 8), (TypedMakers.db_cmd, 3),
         (TypedMakers.big_value, 0.6),
+        (ListMakers.list_cmd, 12),
     ]
 
 
@@ -506,6 +508,7 @@ FOCUS = {
     "hashes": {"hash_cmd": 4, "big_value": 2},
     "sets": {"set_type_cmd": 4, "big_value": 2},
     "keyspace": {"keyspace_cmd": 3, "db_cmd": 2, "hash_cmd": 2, "set_type_cmd": 2},
+    "lists": {"list_cmd": 4},
 }
 
 
