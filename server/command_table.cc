@@ -110,6 +110,12 @@ constexpr CommandSpec kCommandTable[] = {
     {"lmove",          5, kWrite | kDenyOom,                       LmoveCommand,        1, 2, 1, "@write @list @slow"},
     {"rpoplpush",      3, kWrite | kDenyOom,                       RpoplpushCommand,    1, 2, 1, "@write @list @slow"},
     {"lmpop",         -4, kWrite | kMovableKeys,                   LmpopCommand,        0, 0, 0, "@write @list @slow"},
+    // Blocking pops (blocking_commands.cc).
+    {"blpop",         -3, kWrite | kNoScript | kBlocking,          BlpopCommand,        1, -2, 1, "@write @list @slow @blocking"},
+    {"brpop",         -3, kWrite | kNoScript | kBlocking,          BrpopCommand,        1, -2, 1, "@write @list @slow @blocking"},
+    {"blmove",         6, kWrite | kDenyOom | kNoScript | kBlocking, BlmoveCommand,     1, 2, 1, "@write @list @slow @blocking"},
+    {"brpoplpush",     4, kWrite | kDenyOom | kNoScript | kBlocking, BrpoplpushCommand, 1, 2, 1, "@write @list @slow @blocking"},
+    {"blmpop",        -5, kWrite | kBlocking | kMovableKeys,       BlmpopCommand,       0, 0, 0, "@write @list @slow @blocking"},
     // Keys of any type.
     {"rename",         3, kWrite,                                  RenameCommand,       1, 2, 1, "@keyspace @write @slow"},
     {"renamenx",       3, kWrite | kFast,                          RenamenxCommand,     1, 2, 1, "@keyspace @write @fast"},

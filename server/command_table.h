@@ -30,6 +30,7 @@ enum CommandFlag : std::uint32_t {
   kNoMandatoryKeys = 1u << 11,
   kMovableKeys = 1u << 12,
   kProtected = 1u << 13,  // DEBUG: refused unless enable-debug-command allows it
+  kBlocking = 1u << 14,
 };
 
 struct CommandSpec {

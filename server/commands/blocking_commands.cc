@@ -7,6 +7,7 @@
 #include "server/command_table.h"
 #include "server/commands/blocking_ops.h"
 #include "server/commands/commands.h"
+#include "server/commands/list_ops.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 
@@ -37,12 +38,107 @@ bool CanBlock(const CommandContext& ctx) {
 }
 
 void WaitForKeys(CommandContext& ctx, std::span<const std::string_view> keys,
-                 std::int64_t deadline_ms) {
+                 std::int64_t deadline_ms, bool null_bulk) {
   if (Retrying(ctx) || CanBlock(ctx)) {
     ctx.server.blocking.Block(ctx.session, ctx.args, keys, deadline_ms);
+  } else if (null_bulk) {
+    ctx.reply.Null();
   } else {
     ctx.reply.NullArray();
   }
+}
+
+bool FindServable(CommandContext& ctx, std::span<const std::string_view> keys,
+                  storage::ValueType type, std::string_view& key, storage::Entry*& entry) {
+  const bool retrying = Retrying(ctx);
+  for (std::string_view k : keys) {
+    if (retrying && k != ctx.server.blocking.retry_key()) continue;
+    storage::Entry* e = ctx.keyspace().Find(k, ctx.now_ms);
+    if (e == nullptr) continue;
+    if (e->type() != type) {
+      // Redis 7.0 answers a wrong type when the command first runs; a waiter woken on a key
+      // that now holds another type goes on waiting.
+      if (retrying) return false;
+      ctx.reply.Error(errors::kWrongType);
+      entry = nullptr;
+      return true;
+    }
+    key = k;
+    entry = e;
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+using storage::Entry;
+using storage::ListEnd;
+using storage::ValueType;
+
+// BLPOP and BRPOP: key... timeout.
+void BlockingPop(CommandContext& ctx, ListEnd end) {
+  std::int64_t deadline = 0;
+  if (!TimeoutArg(ctx, ctx.arg(ctx.argc() - 1), deadline)) return;
+  const auto keys = ctx.args.subspan(1, ctx.argc() - 2);
+  std::string_view key;
+  Entry* list = nullptr;
+  if (FindServable(ctx, keys, ValueType::kList, key, list)) {
+    if (list != nullptr) PopOneWithKeyReply(ctx, key, list, end);
+    return;
+  }
+  WaitForKeys(ctx, keys, deadline, false);
+}
+
+// BLMOVE and BRPOPLPUSH: the source is the one key waited on.
+void BlockingMove(CommandContext& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
+  std::int64_t deadline = 0;
+  if (!TimeoutArg(ctx, timeout, deadline)) return;
+  const auto source = ctx.args.subspan(1, 1);
+  std::string_view key;
+  Entry* src = nullptr;
+  if (FindServable(ctx, source, ValueType::kList, key, src)) {
+    if (src == nullptr) return;
+    // As LMOVE: the destination's type is checked once the source has an element. A waiter
+    // woken into a destination of another type gets the error and the source keeps its element.
+    Entry* dst = nullptr;
+    if (!LookupTyped(ctx, ctx.arg(2), ValueType::kList, dst)) return;
+    MoveReply(ctx, ctx.arg(1), src, ctx.arg(2), from, to);
+    return;
+  }
+  // Inside MULTI Redis 7.0 answers a null bulk here, not a null array.
+  WaitForKeys(ctx, source, deadline, true);
+}
+
+}  // namespace
+
+void BlpopCommand(CommandContext& ctx) { BlockingPop(ctx, ListEnd::kHead); }
+
+void BrpopCommand(CommandContext& ctx) { BlockingPop(ctx, ListEnd::kTail); }
+
+void BlmoveCommand(CommandContext& ctx) {
+  ListEnd from = ListEnd::kHead;
+  ListEnd to = ListEnd::kHead;
+  if (!ListEndArg(ctx, ctx.arg(3), from) || !ListEndArg(ctx, ctx.arg(4), to)) return;
+  BlockingMove(ctx, from, to, ctx.arg(5));
+}
+
+void BrpoplpushCommand(CommandContext& ctx) {
+  BlockingMove(ctx, ListEnd::kTail, ListEnd::kHead, ctx.arg(3));
+}
+
+void BlmpopCommand(CommandContext& ctx) {
+  std::int64_t deadline = 0;
+  if (!TimeoutArg(ctx, ctx.arg(1), deadline)) return;
+  MpopArgs args;
+  if (!ParseMpopArgs(ctx, 2, args)) return;
+  std::string_view key;
+  Entry* list = nullptr;
+  if (FindServable(ctx, args.keys, ValueType::kList, key, list)) {
+    if (list != nullptr) PopWithKeyReply(ctx, key, list, args.end, args.count);
+    return;
+  }
+  WaitForKeys(ctx, args.keys, deadline, false);
 }
 
 }  // namespace warden::server

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "server/command_context.h"
+#include "storage/keyspace.h"
 
 namespace warden::server {
 
@@ -18,9 +19,16 @@ bool TimeoutArg(CommandContext& ctx, std::string_view arg, std::int64_t& deadlin
 bool CanBlock(const CommandContext& ctx);
 
 // Nothing to serve: blocks the client on `keys` until `deadline_ms`, or, where it cannot wait,
-// replies what a timeout replies (a null array).
+// replies a null array (a null bulk string with `null_bulk`, as BLMOVE does).
 void WaitForKeys(CommandContext& ctx, std::span<const std::string_view> keys,
-                 std::int64_t deadline_ms);
+                 std::int64_t deadline_ms, bool null_bulk);
+
+// The first of `keys` that holds a value: true with its key and entry when it is of `type`,
+// true with entry nullptr after replying WRONGTYPE when it is not, false when every key is
+// missing. During a retry only the key that received data counts, and another type is not an
+// error: the client goes on waiting.
+bool FindServable(CommandContext& ctx, std::span<const std::string_view> keys,
+                  storage::ValueType type, std::string_view& key, storage::Entry*& entry);
 
 // During a retry (blocking.h) a command serves only from the key that received data; a key of
 // another type is skipped rather than an error, as in Redis 7.0.

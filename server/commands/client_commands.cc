@@ -135,10 +135,14 @@ void ClientNoEvictCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends another client's blocking command early.
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends another client's blocking command early. As in
+// Redis, the reason is read before the id.
 void ClientUnblockCommand(CommandContext& ctx) {
-  std::int64_t id = 0;
-  if (!IntegerArg(ctx, ctx.arg(2), id)) return;
+  if (ctx.argc() > 4) {
+    ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '", ctx.arg(1),
+                     "'. Try CLIENT HELP."});
+    return;
+  }
   bool with_error = false;
   if (ctx.argc() == 4) {
     if (ArgIs(ctx.arg(3), "error")) {
@@ -147,11 +151,9 @@ void ClientUnblockCommand(CommandContext& ctx) {
       ctx.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
       return;
     }
-  } else if (ctx.argc() > 4) {
-    ctx.reply.Error(
-        "ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.");
-    return;
   }
+  std::int64_t id = 0;
+  if (!IntegerArg(ctx, ctx.arg(2), id)) return;
   const bool unblocked = ctx.server.blocking.Unblock(static_cast<std::uint64_t>(id), with_error);
   ctx.reply.Integer(unblocked ? 1 : 0);
 }

@@ -32,6 +32,7 @@ constexpr FlagName kFlagNames[] = {
     {kDenyOom, "denyoom"},
     {kAdmin, "admin"},
     {kNoScript, "noscript"},
+    {kBlocking, "blocking"},
     {kLoading, "loading"},
     {kStale, "stale"},
     {kSkipMonitor, "skip_monitor"},

@@ -88,6 +88,11 @@ void LposCommand(CommandContext& ctx);
 void LmoveCommand(CommandContext& ctx);
 void RpoplpushCommand(CommandContext& ctx);
 void LmpopCommand(CommandContext& ctx);
+void BlpopCommand(CommandContext& ctx);
+void BrpopCommand(CommandContext& ctx);
+void BlmoveCommand(CommandContext& ctx);
+void BrpoplpushCommand(CommandContext& ctx);
+void BlmpopCommand(CommandContext& ctx);
 
 // key_move_commands.cc
 void RenameCommand(CommandContext& ctx);
