@@ -194,7 +194,7 @@ TEST_F(ClientCommandsTest, Help) {
   const std::string reply = Run({"CLIENT", "HELP"});
 
   EXPECT_EQ(reply,
-            "*21\r\n"
+            "*23\r\n"
             "+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+GETNAME\r\n"
             "+    Return the name of the current connection.\r\n"
@@ -212,6 +212,8 @@ TEST_F(ClientCommandsTest, Help) {
             "+    Set client meta attr. Options are:\r\n"
             "+    * LIB-NAME: the client lib name.\r\n"
             "+    * LIB-VER: the client lib version.\r\n"
+            "+UNBLOCK <clientid> [TIMEOUT|ERROR]\r\n"
+            "+    Unblock the specified blocked client.\r\n"
             "+NO-EVICT (ON|OFF)\r\n"
             "+    Protect current client connection from eviction.\r\n"
             "+HELP\r\n"
