@@ -14,6 +14,13 @@ Sections (all by default):
   storm         bench/expiry_storm.py
   bigdelete     bench/big_delete.py with --keys fields and keys (DEL / UNLINK / FLUSHALL)
   startup       bench/start_time.py
+  zsets_lists   redis-benchmark at pipeline 16: ZADD / ZSCORE / ZRANGEBYSCORE LIMIT 0 10 /
+                ZREMRANGEBYSCORE of redis-semaphore semaphores (five holders each) and of one large
+                sorted set, LPUSH / RPOP of a queue, LPUSH of python-redis-lock signal keys, and
+                redis-semaphore's acquire script by EVALSHA
+  zsets_lists_memory  bench/types_memory.py --workload semaphore signal bigzset
+  blocking      bench/blocking_bench.py (BLPOP hand-off latency; ten thousand idle blocked
+                clients: idle CPU and the cost of a wake at 1,000 and 10,000 blocked)
 
 Each server is pinned to core 0 and each load generator to core 1 (taskset). A workload runs
 alternately on both servers for --rounds rounds, swapping which goes first, and the table shows
@@ -65,7 +72,7 @@ PRELOAD_TTL_MS = 600_000
 # Beyond this share a DBSIZE differs from its expectation or from the other server's.
 KEYS_TOLERANCE = 0.01
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
-            "startup")
+            "startup", "zsets_lists", "zsets_lists_memory", "blocking")
 # How long a FLUSHALL may take to be freed before the runner gives up.
 FLUSH_TIMEOUT_S = 120
 
@@ -82,6 +89,11 @@ class Workload:
     expected_keys: Callable[[int], float]  # requests -> expected `count` after the run
     target: Optional[float]  # upper bound on the CPU-per-request ratio, from the issue
     count: tuple = ("DBSIZE",)  # what the keys check compares
+    script: str = RELEASE_SCRIPT  # what "<sha>" is the SHA1 of
+    # The ids the preload runs over (start, stop, step), and its reply to each command (None:
+    # any reply but an error; by default +OK for SET, :1 for the others).
+    preload_ids: tuple = (0, KEY_RANGE, PRELOAD_STEP)
+    preload_reply: Optional[bytes] = b""
 
 
 def distinct_keys(requests, key_range):
@@ -152,6 +164,97 @@ def type_workloads():
     ]
 
 
+# redis-semaphore (npm redis-semaphore 5.8.0, lib/semaphore/acquire/lua.js), verbatim: what
+# Semaphore.acquire() sends by EVALSHA with KEYS[1] = "semaphore:<name>" and ARGV = limit,
+# identifier (a random UUID), lockTimeout (10000 ms by default) and Date.now().
+SEMAPHORE_ACQUIRE_SCRIPT = """
+  local key = KEYS[1]
+  local limit = tonumber(ARGV[1])
+  local identifier = ARGV[2]
+  local lockTimeout = tonumber(ARGV[3])
+  local now = tonumber(ARGV[4])
+  local expiredTimestamp = now - lockTimeout
+
+  redis.call('zremrangebyscore', key, '-inf', expiredTimestamp)
+
+  if redis.call('zcard', key) < limit then
+    redis.call('zadd', key, now, identifier)
+    redis.call('pexpire', key, lockTimeout)
+    return 1
+  else
+    return 0
+  end"""
+SEMAPHORE_NOW_MS = 1764590400000  # the acquirer's Date.now()
+SEMAPHORE_TIMEOUT_MS = 10000  # redis-semaphore's default lockTimeout
+SEMAPHORE_LIMIT = 5
+# A preloaded semaphore has five holders: two acquired longer than lockTimeout ago (expired,
+# removed by the next acquire's ZREMRANGEBYSCORE) and three live ones.
+SEMAPHORE_HOLDERS = [(SEMAPHORE_NOW_MS - age_ms, f"{i:08x}-9a4d-4e7f-8b6a-1c2d3e4f5a6b")
+                     for i, age_ms in enumerate((30000, 20000, 5000, 3000, 1000))]
+SEMAPHORE_ACQUIRER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+
+
+def zset_list_workloads():
+    """Sorted sets and lists at pipeline 16. Per-key rows use semaphores as redis-semaphore
+    keeps them, half the range preloaded with five holders each; the other rows use one large
+    sorted set (a schedule of jobs) and one queue list."""
+    semaphore = "semaphore:__rand_int__"
+    holders = [str(x) for h in SEMAPHORE_HOLDERS for x in h]
+    semaphore_preload = ["ZADD", semaphore, *holders]
+    expired_before = str(SEMAPHORE_NOW_MS - SEMAPHORE_TIMEOUT_MS)
+    live_holder = SEMAPHORE_HOLDERS[-1][1]
+
+    def preloaded(n):
+        return preloaded_keys()
+
+    def preloaded_plus_drawn(n):
+        # Every preloaded key stays; about half the keys drawn are new.
+        return preloaded_keys() + drawn_keys(n) / 2
+
+    schedule_preload = ["ZADD", "schedule", "__rand_int__", "job:__rand_int__"]
+    return [
+        Workload("zadd_semaphore_p16", "`ZADD semaphore:__rand_int__ <now ms> <uuid>` (a sixth "
+                 "holder, or a new semaphore), P16", 16,
+                 ["ZADD", semaphore, str(SEMAPHORE_NOW_MS), SEMAPHORE_ACQUIRER], semaphore_preload,
+                 preloaded_plus_drawn, 0.6, preload_reply=b":5\r\n"),
+        Workload("zscore_semaphore_p16", "`ZSCORE semaphore:__rand_int__ <uuid>` (five holders), "
+                 "P16", 16, ["ZSCORE", semaphore, live_holder], semaphore_preload, preloaded,
+                 0.6, preload_reply=b":5\r\n"),
+        Workload("zrangebyscore_semaphore_p16", "`ZRANGEBYSCORE semaphore:__rand_int__ -inf +inf "
+                 "LIMIT 0 10` (five holders), P16", 16,
+                 ["ZRANGEBYSCORE", semaphore, "-inf", "+inf", "LIMIT", "0", "10"],
+                 semaphore_preload, preloaded, 0.6, preload_reply=b":5\r\n"),
+        Workload("zremrangebyscore_semaphore_p16", "`ZREMRANGEBYSCORE semaphore:__rand_int__ "
+                 "-inf <now - 10 s>` (two of five holders expired), P16", 16,
+                 ["ZREMRANGEBYSCORE", semaphore, "-inf", expired_before], semaphore_preload,
+                 preloaded, 0.6, preload_reply=b":5\r\n"),
+        Workload("evalsha_semaphore_p16", "redis-semaphore's acquire script by `EVALSHA` "
+                 "(`ZREMRANGEBYSCORE`, `ZCARD`, `ZADD`, `PEXPIRE`; limit 5), P16", 16,
+                 ["EVALSHA", "<sha>", "1", semaphore, str(SEMAPHORE_LIMIT), SEMAPHORE_ACQUIRER,
+                  str(SEMAPHORE_TIMEOUT_MS), str(SEMAPHORE_NOW_MS)], semaphore_preload,
+                 preloaded_plus_drawn, 0.6, script=SEMAPHORE_ACQUIRE_SCRIPT,
+                 preload_reply=b":5\r\n"),
+        Workload("zadd_big_p16", "`ZADD schedule __rand_int__ job:__rand_int__` (one sorted set), "
+                 "P16", 16, schedule_preload, None, drawn_keys, 0.6, count=("ZCARD", "schedule")),
+        Workload("zscore_big_p16", f"`ZSCORE schedule job:__rand_int__` (one sorted set of "
+                 f"{KEY_RANGE // PRELOAD_STEP:,} members), P16", 16,
+                 ["ZSCORE", "schedule", "job:__rand_int__"], schedule_preload, preloaded, 0.6,
+                 count=("ZCARD", "schedule")),
+        Workload("zrangebyscore_big_p16", f"`ZRANGEBYSCORE schedule -inf +inf LIMIT 0 10` (one "
+                 f"sorted set of {KEY_RANGE // PRELOAD_STEP:,} members), P16", 16,
+                 ["ZRANGEBYSCORE", "schedule", "-inf", "+inf", "LIMIT", "0", "10"],
+                 schedule_preload, preloaded, 0.6, count=("ZCARD", "schedule")),
+        Workload("lpush_queue_p16", "`LPUSH queue <36 bytes>` (one list), P16", 16,
+                 ["LPUSH", "queue", TOKEN], None, lambda n: n, 0.6, count=("LLEN", "queue")),
+        Workload("rpop_queue_p16", f"`RPOP queue` (one list of {KEY_RANGE:,} elements), P16",
+                 16, ["RPOP", "queue"], ["LPUSH", "queue", TOKEN], lambda n: KEY_RANGE - n, 0.6,
+                 count=("LLEN", "queue"), preload_ids=(0, KEY_RANGE, 1), preload_reply=None),
+        Workload("lpush_signal_p16", "`LPUSH lock-signal:__rand_int__ 1` (python-redis-lock's "
+                 "signal key), P16", 16, ["LPUSH", "lock-signal:__rand_int__", "1"], None,
+                 drawn_keys, 0.6),
+    ]
+
+
 # --- servers ----------------------------------------------------------------------------------
 
 def free_port():
@@ -189,6 +292,10 @@ class Client:
 
     def call(self, *args):
         self.sock.sendall(encode(args))
+        return self.reply()
+
+    def reply(self):
+        """Reads one reply: a status or bulk string, an integer or None; raises on an error."""
         line = self._line()
         kind, rest = line[:1], line[1:]
         if kind == b"-":
@@ -215,15 +322,25 @@ class Client:
                 raise RuntimeError(r[1:].decode())
         return replies
 
-    def load(self, args, start, stop, step, batch=20000):
+    def load(self, args, start, stop, step, batch=20000, reply=b""):
         """Sends `args` for i in range(start, stop, step), pipelined in batches, each
         __rand_int__ in them replaced by i as redis-benchmark writes it (12 digits, zero-padded),
-        and checks every reply: +OK for SET, :1 (one key or member added) for the others."""
+        and checks every reply: `reply`, by default +OK for SET and :1 (one key or member added)
+        for the others; with reply=None any single-line reply but an error."""
         template, placeholders = command_template(args)
-        reply = b"+OK\r\n" if args[0] == "SET" else b":1\r\n"
+        if reply == b"":
+            reply = b"+OK\r\n" if args[0] == "SET" else b":1\r\n"
         for first in range(start, stop, step * batch):
             ids = range(first, min(stop, first + step * batch), step)
             self.sock.sendall(b"".join(template % ((i,) * placeholders) for i in ids))
+            if reply is None:
+                while self.buf.count(b"\r\n") < len(ids):
+                    self._fill()
+                *replies, self.buf = self.buf.split(b"\r\n", len(ids))
+                errors = [r for r in replies if r[:1] == b"-"]
+                if errors:
+                    raise RuntimeError(f"preload: {args[0]} answered {errors[0]!r:.200}")
+                continue
             want = len(reply) * len(ids)
             while len(self.buf) < want:
                 self._fill()
@@ -436,9 +553,9 @@ def run_workloads(args, servers, workloads_to_run, out):
                 args_now = list(w.args)
                 if "<sha>" in args_now:
                     args_now[args_now.index("<sha>")] = server.client.call(
-                        "SCRIPT", "LOAD", RELEASE_SCRIPT)
+                        "SCRIPT", "LOAD", w.script)
                 if w.preload:
-                    server.client.load(w.preload, 0, KEY_RANGE, PRELOAD_STEP)
+                    server.client.load(w.preload, *w.preload_ids, reply=w.preload_reply)
                 requests = args.requests_p16 if w.pipeline == 16 else args.requests_p1
                 result = measured(server, lambda: redis_benchmark(
                     server, requests, w.pipeline, KEY_RANGE, args_now))
@@ -446,7 +563,8 @@ def run_workloads(args, servers, workloads_to_run, out):
                 runs[name].append(result)
         report(w.name, runs)
         median, ratio = summarize(runs)
-        unit = "keys" if w.count[0] == "DBSIZE" else "fields"
+        unit = {"DBSIZE": "keys", "HLEN": "fields", "ZCARD": "members", "LLEN": "elements"}[
+            w.count[0]]
         out["workloads"][w.name] = {
             "label": w.label, "target_cpu_ratio": w.target, "runs": runs, "median": median,
             "ratio": ratio, "keys_check": keys_check(runs, w.expected_keys, unit)}
@@ -481,6 +599,11 @@ def throughput_section(args, lockcycle_bin, out):
 def types_section(args, out):
     with ServerPair(args) as servers:
         run_workloads(args, servers, type_workloads(), out)
+
+
+def zsets_lists_section(args, out):
+    with ServerPair(args) as servers:
+        run_workloads(args, servers, zset_list_workloads(), out)
 
 
 def keyspace_section(args, out):
@@ -595,6 +718,14 @@ def main():
         out["startup"] = script_section(args, "start_time.py",
                                         ["--runs", "10" if quick else "40",
                                          "--parallel", "50" if quick else "200"])
+    if "zsets_lists" in sections:
+        zsets_lists_section(args, out)
+    if "zsets_lists_memory" in sections:
+        out["zsets_lists_memory"] = script_section(
+            args, "types_memory.py",
+            ["--workload", "semaphore", "signal", "bigzset", "--scale", "0.2" if quick else "1"])
+    if "blocking" in sections:
+        out["blocking"] = script_section(args, "blocking_bench.py", ["--quick"] if quick else [])
     out["elapsed_s"] = round(time.monotonic() - started)
     out["machine"]["loadavg_at_end"] = os.getloadavg()[0]
 

@@ -3,10 +3,19 @@
   redisson  a Redisson lock: HINCRBY redisson_lock:{order:N} <36-char uuid>:1 1, PEXPIRE 600000
   bighash   ten hashes of 200,000 fields each, field:N -> value-N (bytes per field)
   lock      the string lock of memory_per_lock.py, for comparison in the same run
-    bench/types_memory.py build/warden [--workload redisson bighash lock] [--scale 1.0] [--json]
+  semaphore a redis-semaphore semaphore with five holders: five ZADD semaphore:{order:N}
+            <ms timestamp> <uuid> and PEXPIRE 600000, 200,000 of them (bytes per semaphore)
+  signal    a python-redis-lock signal key: LPUSH lock-signal:{order:N} 1, PEXPIRE 600000,
+            1,000,000 of them (bytes per key)
+  bigzset   ten sorted sets of 200,000 members each, member:N with a random float score
+            (seeded; bytes per member)
+    bench/types_memory.py build/warden [--workload redisson bighash lock semaphore signal bigzset]
+        [--scale 1.0] [--json]
+(the first three by default)
 """
 import argparse
 import json
+import random
 import subprocess
 import sys
 import time
@@ -54,10 +63,38 @@ def lock(n):
         yield [command("SET", f"lock:{i}", UUID, "NX", "PX", 600000)]
 
 
+SEMAPHORE_NOW_MS = 1764590400000
+
+
+def semaphore(n):
+    # The holders acquired a few seconds apart, each with its own random UUID.
+    for i in range(n):
+        key = f"semaphore:{{order:{i}}}"
+        yield [command("ZADD", key, SEMAPHORE_NOW_MS - 1000 * h + i % 1000,
+                       f"{i:08x}-{h:04x}-4e7f-8b6a-1c2d3e4f5a6b") for h in range(5)] + [
+                   command("PEXPIRE", key, 600000)]
+
+
+def signal(n):
+    for i in range(n):
+        key = f"lock-signal:{{order:{i}}}"
+        yield [command("LPUSH", key, 1), command("PEXPIRE", key, 600000)]
+
+
+def bigzset(n):
+    scores = random.Random(12)
+    for z in range(10):
+        for i in range(n // 10):
+            yield [command("ZADD", f"bigzset:{z}", repr(scores.random()), f"member:{i}")]
+
+
 WORKLOADS = {
     "redisson": (redisson, 1_000_000, "lock"),
     "bighash": (bighash, 2_000_000, "field"),
     "lock": (lock, 1_000_000, "lock"),
+    "semaphore": (semaphore, 200_000, "semaphore"),
+    "signal": (signal, 1_000_000, "key"),
+    "bigzset": (bigzset, 2_000_000, "member"),
 }
 
 
@@ -100,7 +137,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("warden")
     ap.add_argument("--redis", default="redis-server")
-    ap.add_argument("--workload", nargs="+", default=["redisson", "bighash", "lock"])
+    ap.add_argument("--workload", nargs="+", choices=list(WORKLOADS),
+                    default=["redisson", "bighash", "lock"])
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of the default counts")
     ap.add_argument("--json", action="store_true", help="print one JSON object; text to stderr")
     args = ap.parse_args()

@@ -77,7 +77,6 @@ void BlockingRegistry::SignalDb(int db) {
 
 void BlockingRegistry::ServeReady(ServerState& server) {
   std::vector<std::pair<int, std::string>> batch;
-  std::vector<std::uint64_t> ids;
   while (!ready_.empty()) {
     batch.swap(ready_);
     ready_.clear();
@@ -86,15 +85,16 @@ void BlockingRegistry::ServeReady(ServerState& server) {
       KeyMap& map = keys_of(db);
       const auto it = map.find(key);
       if (it == map.end()) continue;
-      // By id: serving one client can unblock (and free) others.
-      ids.clear();
-      for (const Waiter* w : it->second) ids.push_back(w->session->id);
-      for (std::uint64_t id : ids) {
-        // Once the key is gone (emptied by those served before), the rest keep waiting.
+      // Oldest first, and only while the key has something: one push among ten thousand
+      // waiters costs one retry. A retry unregisters at most its own waiter, so the next
+      // position stays valid; after the last one the queue itself may be gone.
+      Queue& queue = it->second;
+      for (auto pos = queue.begin(); pos != queue.end();) {
         if (server.dbs.db(db).Find(key, server.NowMs()) == nullptr) break;
-        const auto found = waiters_.find(id);
-        if (found == waiters_.end()) continue;
-        Retry(server, *found->second, key);
+        Waiter* w = *pos++;
+        const bool last = pos == queue.end();
+        Retry(server, *w, key);
+        if (last) break;
       }
     }
     batch.clear();
