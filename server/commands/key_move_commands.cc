@@ -9,6 +9,7 @@
 #include "server/errors.h"
 #include "storage/hash.h"
 #include "storage/set.h"
+#include "storage/zset.h"
 
 namespace warden::server {
 namespace {
@@ -77,6 +78,8 @@ std::string CopyValue(const Entry& value, storage::Keyspace& to) {
       return storage::HashCopyValue(value, to);
     case storage::ValueType::kSet:
       return storage::SetCopyValue(value, to);
+    case storage::ValueType::kZset:
+      return storage::ZsetCopyValue(value, to);
     default:
       return std::string(value.value());
   }

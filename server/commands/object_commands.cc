@@ -8,6 +8,7 @@
 #include "server/errors.h"
 #include "storage/hash.h"
 #include "storage/set.h"
+#include "storage/zset.h"
 
 namespace warden::server {
 
@@ -47,7 +48,10 @@ std::string_view EncodingName(const storage::Entry& e) {
 std::size_t ValueMemoryBytes(const storage::Entry& e, std::size_t samples) {
   std::size_t bytes = storage::Keyspace::BlockBytes(e) + sizeof(void*);  // entry and its bucket
   if (!storage::IsLarge(e.encoding())) return bytes;
-  const storage::Keyspace& table = *e.table();
+  const bool zset = e.encoding() == storage::Encoding::kZsetSorted;
+  const auto* sorted = zset ? static_cast<const storage::SortedSet*>(e.large()) : nullptr;
+  const storage::Keyspace& table = zset ? sorted->members() : *e.table();
+  if (zset) bytes += sizeof(storage::SortedSet) + sorted->tree().memory_bytes();
   bytes += table.bucket_bytes() + sizeof(storage::Keyspace);
   // As Redis does, a large value is estimated from its first `samples` elements (0: all).
   std::size_t seen = 0;
