@@ -89,6 +89,7 @@ class OrderTree {
   static const ZsetSlot& MinOf(const Node* n);
   void FixMin(Node* n);
   void InsertChild(Inner* parent, std::uint32_t at, Node* child, std::size_t count);
+  bool ShiftToSibling(Leaf* leaf, std::uint32_t pos, const ZsetSlot& slot);
   void SplitLeaf(Leaf* leaf, std::uint32_t pos, const ZsetSlot& slot);
   void RemoveChild(Inner* parent, std::uint32_t at);
   void Rebalance(Node* n);

@@ -375,6 +375,21 @@ TEST(OrderTreeTest, InOrderInsertsFillLeaves) {
   EXPECT_LT(tree.memory_bytes(), 100000u * 18);
 }
 
+TEST(OrderTreeTest, ScatteredInsertsKeepLeavesMostlyFull) {
+  Random random(8);
+  Keyspace members(random, nullptr, nullptr, false);
+  OrderTree tree;
+  for (int i = 0; i < 100000; ++i) {
+    const double s = static_cast<double>(random.Below(1000000));
+    tree.Insert({s, members.Store("m" + std::to_string(i),
+                                  std::string_view(reinterpret_cast<const char*>(&s), 8),
+                                  kNoDeadline, nullptr)});
+  }
+
+  EXPECT_TRUE(tree.Verify());
+  EXPECT_LT(tree.memory_bytes(), 100000u * 21);  // 16-byte slots, leaves about 80% full
+}
+
 TEST(OrderTreeTest, ErasingEverythingEmptiesTheTree) {
   Random random(6);
   Keyspace members(random, nullptr, nullptr, false);
