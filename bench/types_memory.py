@@ -3,6 +3,8 @@
   redisson  a Redisson lock: HINCRBY redisson_lock:{order:N} <36-char uuid>:1 1, PEXPIRE 600000
   bighash   ten hashes of 200,000 fields each, field:N -> value-N (bytes per field)
   lock      the string lock of memory_per_lock.py, for comparison in the same run
+  semaphore a redis-semaphore semaphore: 5 x ZADD semaphore:N <ms timestamp> <uuid4>, PEXPIRE
+  bigzset   ten sorted sets of 200,000 members each, member:N with scattered integer scores
     bench/types_memory.py build/warden [--workload redisson bighash lock] [--scale 1.0] [--json]
 """
 import argparse
@@ -49,6 +51,21 @@ def bighash(n):
             yield [command("HSET", f"bighash:{h}", f"field:{i}", f"value-{i}")]
 
 
+def semaphore(n):
+    import uuid
+    base_ms = 1_700_000_000_000
+    for i in range(n):
+        key = f"semaphore:{i}"
+        yield [command("ZADD", key, base_ms + i + j, str(uuid.uuid4())) for j in range(5)] + \
+            [command("PEXPIRE", key, 600000)]
+
+
+def bigzset(n):
+    for z in range(10):
+        for i in range(n // 10):
+            yield [command("ZADD", f"bigzset:{z}", (i * 2654435761) % 1000003, f"member:{i}")]
+
+
 def lock(n):
     for i in range(n):
         yield [command("SET", f"lock:{i}", UUID, "NX", "PX", 600000)]
@@ -58,6 +75,8 @@ WORKLOADS = {
     "redisson": (redisson, 1_000_000, "lock"),
     "bighash": (bighash, 2_000_000, "field"),
     "lock": (lock, 1_000_000, "lock"),
+    "semaphore": (semaphore, 200_000, "semaphore"),
+    "bigzset": (bigzset, 2_000_000, "member"),
 }
 
 
