@@ -137,10 +137,11 @@ void ZpopCommand(CommandContext& ctx, bool max) {
   ReplyZpop(ctx, zset, ctx.arg(1), max, count == -1 ? 1 : count, nested, false);
 }
 
-void ReplyMemberAndScore(CommandContext& ctx, const storage::ZsetItem& item, bool with_scores) {
+void ReplyMemberAndScore(CommandContext& ctx, std::string_view member, double score,
+                         bool with_scores) {
   if (with_scores && ctx.reply.protocol() == 3) ctx.reply.ArrayHeader(2);
-  ctx.reply.Bulk(item.member);
-  if (with_scores) ctx.reply.Double(item.score);
+  ctx.reply.Bulk(member);
+  if (with_scores) ctx.reply.Double(score);
 }
 
 void ZrandmemberWithCount(CommandContext& ctx, std::int64_t count, bool with_scores) {
@@ -154,22 +155,29 @@ void ZrandmemberWithCount(CommandContext& ctx, std::int64_t count, bool with_sco
   storage::Random& random = ctx.server.random;
   const std::size_t size = storage::ZsetSize(*zset);
   const std::size_t factor = with_scores && ctx.reply.protocol() == 2 ? 2 : 1;
-  // The members are listed once; every draw is then an index.
-  const std::vector<storage::ZsetItem> items = storage::ZsetItems(*zset);
+  // A packed set is listed once and every draw is an index; a large one is drawn by rank.
+  std::vector<storage::ZsetItem> items;
+  if (zset->encoding() == storage::Encoding::kZsetPacked) items = storage::ZsetItems(*zset);
+  auto reply_rank = [&](std::size_t rank) {
+    if (!items.empty()) {
+      ReplyMemberAndScore(ctx, items[rank].member, items[rank].score, with_scores);
+      return;
+    }
+    storage::ZsetVisit(*zset, rank, false, [&](std::string_view m, double s) {
+      ReplyMemberAndScore(ctx, m, s, with_scores);
+      return false;
+    });
+  };
   if (count < 0 || count == 1) {
     const auto n = static_cast<std::size_t>(count < 0 ? -count : count);
     ctx.reply.ArrayHeader(n * factor);
-    for (std::size_t i = 0; i < n; ++i) {
-      ReplyMemberAndScore(ctx, items[random.Below(size)], with_scores);
-    }
+    for (std::size_t i = 0; i < n; ++i) reply_rank(random.Below(size));
     return;
   }
   if (static_cast<std::uint64_t>(count) >= size) {
     // The whole set, highest first: Redis walks a sorted set backwards here (zuiInitIterator).
     ctx.reply.ArrayHeader(size * factor);
-    for (auto it = items.rbegin(); it != items.rend(); ++it) {
-      ReplyMemberAndScore(ctx, *it, with_scores);
-    }
+    for (std::size_t rank = size; rank-- > 0;) reply_rank(rank);
     return;
   }
   const auto n = static_cast<std::size_t>(count);
@@ -187,7 +195,7 @@ void ZrandmemberWithCount(CommandContext& ctx, std::int64_t count, bool with_sco
     }
   }
   ctx.reply.ArrayHeader(n * factor);
-  for (std::size_t i : picked) ReplyMemberAndScore(ctx, items[i], with_scores);
+  for (std::size_t rank : picked) reply_rank(rank);
 }
 
 // A score as ZSCAN lists it: a listpack keeps integral scores as integers (so 1e17 lists as
