@@ -80,16 +80,12 @@ def tables(out):
         row(f"memory per lock ({m['locks']:,} locks, 36-byte token)",
             f"{m['warden']['bytes_per_lock']:.1f} B", f"{m['redis']['bytes_per_lock']:.1f} B",
             m["ratio"], 0.5)
-    if "types_memory" in out:
-        t = out["types_memory"]
-        names = {"redisson": "memory per Redisson lock (`HINCRBY` + `PEXPIRE`, {:,} locks)",
-                 "bighash": "memory per field, 10 hashes of {:,} fields",
-                 "lock": "memory per string lock, same run ({:,} locks)"}
-        for workload, r in t.items():
-            count = r["count"] // 10 if workload == "bighash" else r["count"]
-            row(names.get(workload, workload + " ({:,})").format(count),
-                f"{r['warden']['bytes_per_item']:.1f} B", f"{r['redis']['bytes_per_item']:.1f} B",
-                r["ratio"])
+    for section in ("types_memory", "zsets_lists_memory"):
+        for workload, r in out.get(section, {}).items():
+            name, target = MEMORY_ROWS.get(workload, (workload + " ({:,})", None))
+            count = r["count"] // 10 if workload.startswith("big") else r["count"]
+            row(name.format(count), f"{r['warden']['bytes_per_item']:.1f} B",
+                f"{r['redis']['bytes_per_item']:.1f} B", r["ratio"], target)
     if "startup" in out:
         s = out["startup"]
         row(f"start to first PONG (median of {s['runs']})", f"{s['warden']['median_ms']:.1f} ms",
@@ -130,10 +126,59 @@ def tables(out):
                 f"{w['runqueue_wait_ms']:.0f} ms",
                 f"{rd['reply_ms']:.1f} ms / {rd['freed_s']:.2f} s / {rss_back(rd, b)} / "
                 f"{rd['runqueue_wait_ms']:.0f} ms")
+    if "blocking" in out:
+        blocking_rows(out["blocking"], row, rows)
     if rows:
         lines += ["| measurement | warden | Redis | ratio | target | |",
                   "|---|---|---|---|---|---|"] + rows + [""]
     return "\n".join(lines)
+
+
+# types_memory.py's workloads: the row's name (formatted with the count) and the issue's target.
+MEMORY_ROWS = {
+    "redisson": ("memory per Redisson lock (`HINCRBY` + `PEXPIRE`, {:,} locks)", None),
+    "bighash": ("memory per field, 10 hashes of {:,} fields", None),
+    "lock": ("memory per string lock, same run ({:,} locks)", None),
+    "semaphore": ("memory per redis-semaphore semaphore (five `ZADD` + `PEXPIRE`, {:,} "
+                  "semaphores)", 0.5),
+    "signal": ("memory per python-redis-lock signal key (`LPUSH key 1` + `PEXPIRE`, {:,} keys)",
+               0.5),
+    "bigzset": ("memory per member, 10 sorted sets of {:,} members", 0.7),
+}
+
+
+def blocking_rows(b, row, rows):
+    """blocking_bench.py's figures: hand-off latency (target: no worse than Redis), idle CPU
+    and the cost of a wake with few and many clients blocked."""
+    if "handoff" in b:
+        w, r = b["handoff"]["warden"], b["handoff"]["redis"]
+        for p in ("p50", "p99"):
+            ratio = w[f"{p}_us"] / r[f"{p}_us"]
+            row(f"`BLPOP` hand-off, push to receive, {p} ({b['handoffs']:,} hand-offs)",
+                f"{w[f'{p}_us']:.1f} us", f"{r[f'{p}_us']:.1f} us", ratio, 1.0)
+        row("server run-queue wait per hand-off (the machine's share of the latency)",
+            f"{w['runqueue_wait_us']:.1f} us", f"{r['runqueue_wait_us']:.1f} us")
+    if "idle" in b:
+        w, r = b["idle"]["warden"], b["idle"]["redis"]
+        counts = sorted(int(n) for n in w)
+        for n in counts:
+            a, c = w[str(n)], r[str(n)]
+            row(f"{n:,} clients blocked on distinct keys: server CPU over {b['idle_s']:g} idle s",
+                f"{a['idle_cpu_ms']:.1f} ms", f"{c['idle_cpu_ms']:.1f} ms")
+            row(f"{n:,} blocked: CPU per wake (`LPUSH`, reply, `BLPOP` again) one at a time; "
+                "per wake, 100 per write; per `LPUSH` to an unwatched key",
+                f"{a['wake_cpu_us']:.1f} / {a['batch_wake_cpu_us']:.1f} / "
+                f"{a['unrelated_push_cpu_us']:.2f} us",
+                f"{c['wake_cpu_us']:.1f} / {c['batch_wake_cpu_us']:.1f} / "
+                f"{c['unrelated_push_cpu_us']:.2f} us",
+                a["batch_wake_cpu_us"] / c["batch_wake_cpu_us"])
+        if len(counts) > 1:
+            lo, hi = str(counts[0]), str(counts[-1])
+            keys = ("wake_cpu_us", "batch_wake_cpu_us", "unrelated_push_cpu_us")
+            growth = {s: " / ".join(f"{x[hi][k] / x[lo][k]:.2f}x" for k in keys)
+                      for s, x in (("warden", w), ("redis", r))}
+            row(f"the same three, growth from {int(lo):,} to {int(hi):,} blocked",
+                growth["warden"], growth["redis"])
 
 
 def short_count(n):
@@ -160,6 +205,17 @@ def chart_bars(out):
                             ("bighash", "memory per\nhash field")):
         if workload in out.get("types_memory", {}):
             bars.append((label, out["types_memory"][workload]["ratio"], None))
+    for workload, label in (("semaphore", "memory per\nsemaphore"),
+                            ("signal", "memory per\nsignal key"),
+                            ("bigzset", "memory per\nzset member")):
+        if workload in out.get("zsets_lists_memory", {}):
+            bars.append((label, out["zsets_lists_memory"][workload]["ratio"],
+                         MEMORY_ROWS[workload][1]))
+    if "handoff" in out.get("blocking", {}):
+        h = out["blocking"]["handoff"]
+        for p in ("p50", "p99"):
+            bars.append((f"BLPOP\nhand-off {p}",
+                         h["warden"][f"{p}_us"] / h["redis"][f"{p}_us"], 1.0))
     if "storm" in out:
         s = out["storm"]
         bars.append(("storm\nworst PING",

@@ -545,6 +545,8 @@ def summarize(runs):
 def run_workloads(args, servers, workloads_to_run, out):
     """Each workload on both servers for every round; adds its medians and keys check to out."""
     for w in workloads_to_run:
+        if args.workloads and w.name not in args.workloads:
+            continue
         runs = {s: [] for s in SERVERS}
         for order in alternate(args.rounds):
             for name in order:
@@ -573,6 +575,8 @@ def run_workloads(args, servers, workloads_to_run, out):
 def throughput_section(args, lockcycle_bin, out):
     with ServerPair(args) as servers:
         run_workloads(args, servers, workloads(), out)
+        if args.workloads and "lockcycle" not in args.workloads:
+            return
 
         runs = {s: [] for s in SERVERS}
         for r, order in enumerate(alternate(args.rounds)):
@@ -669,6 +673,8 @@ def main():
     ap.add_argument("--lockcycle", help="lockcycle binary (default: beside warden, else cc)")
     ap.add_argument("--out", default=os.path.join(BENCH_DIR, "results"))
     ap.add_argument("--note", default="", help="a line for latest.md, e.g. what else ran")
+    ap.add_argument("--workloads", help="comma-separated workload names (e.g. lpush_queue_p16, "
+                    "lockcycle): only these of the throughput, types and zsets_lists sections")
     args = ap.parse_args()
     # A plain SIGTERM would skip the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -682,6 +688,12 @@ def main():
     args.lockcycle_seconds = 2 if quick else 10
     args.keys = args.keys or (1_000_000 if quick else 10_000_000)
     sections = args.only.split(",")
+    args.workloads = set(args.workloads.split(",")) if args.workloads else None
+    if args.workloads:
+        known = {w.name for w in workloads() + type_workloads() + zset_list_workloads()}
+        known.add("lockcycle")
+        if args.workloads - known:
+            ap.error(f"unknown workloads: {', '.join(sorted(args.workloads - known))}")
     unknown = set(sections) - set(SECTIONS)
     if unknown:
         ap.error(f"unknown sections: {', '.join(sorted(unknown))}")

@@ -89,6 +89,23 @@ inline constexpr std::string_view kNumkeysZero = "ERR numkeys should be greater 
 inline constexpr std::string_view kNumkeysTooMany =
     "ERR Number of keys can't be greater than number of args";
 inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+// Sorted sets (t_zset.c).
+inline constexpr std::string_view kZsetNanResult = "ERR resulting score is not a number (NaN)";
+inline constexpr std::string_view kZsetRangeNotFloat = "ERR min or max is not a float";
+inline constexpr std::string_view kZsetLexRangeInvalid =
+    "ERR min or max not valid string range item";
+inline constexpr std::string_view kZsetWeightNotFloat = "ERR weight value is not a float";
+inline constexpr std::string_view kMpopCountZero = "ERR count should be greater than 0";
+inline constexpr std::string_view kZaddXxAndNx =
+    "ERR XX and NX options at the same time are not compatible";
+inline constexpr std::string_view kZaddGtLtNx =
+    "ERR GT, LT, and/or NX options at the same time are not compatible";
+inline constexpr std::string_view kZaddIncrPairs =
+    "ERR INCR option supports a single increment-element pair";
+inline constexpr std::string_view kZrangeLimitNeedsRange =
+    "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
+inline constexpr std::string_view kZrangeWithscoresLex =
+    "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
 inline constexpr std::string_view kInvalidFirstDb = "ERR invalid first DB index";
 inline constexpr std::string_view kInvalidSecondDb = "ERR invalid second DB index";
 inline constexpr std::string_view kLcsNotStrings =
@@ -98,7 +115,6 @@ inline constexpr std::string_view kLcsLenAndIdx =
 inline constexpr std::string_view kDigestLength = "ERR must be exactly 16 hexadecimal characters";
 // Lists.
 inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
-inline constexpr std::string_view kMpopCountZero = "ERR count should be greater than 0";
 inline constexpr std::string_view kLposRankZero =
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
     "negative to start from the end of the list";

@@ -9,6 +9,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/list_ops.h"
 #include "server/commands/typed_lookup.h"
+#include "server/commands/zset_ops.h"
 #include "server/errors.h"
 
 namespace warden::server {
@@ -139,6 +140,43 @@ void BlmpopCommand(CommandContext& ctx) {
     return;
   }
   WaitForKeys(ctx, args.keys, deadline, false);
+}
+
+namespace {
+
+// BZPOPMIN and BZPOPMAX: key... timeout; replies key, member, score.
+void BlockingZpop(CommandContext& ctx, bool max) {
+  std::int64_t deadline = 0;
+  if (!TimeoutArg(ctx, ctx.arg(ctx.argc() - 1), deadline)) return;
+  const auto keys = ctx.args.subspan(1, ctx.argc() - 2);
+  std::string_view key;
+  Entry* zset = nullptr;
+  if (FindServable(ctx, keys, ValueType::kZset, key, zset)) {
+    if (zset != nullptr) ReplyZpop(ctx, zset, key, max, 1, false, true);
+    return;
+  }
+  WaitForKeys(ctx, keys, deadline, false);
+}
+
+}  // namespace
+
+void BzpopminCommand(CommandContext& ctx) { BlockingZpop(ctx, false); }
+
+void BzpopmaxCommand(CommandContext& ctx) { BlockingZpop(ctx, true); }
+
+void BzmpopCommand(CommandContext& ctx) {
+  std::int64_t deadline = 0;
+  if (!TimeoutArg(ctx, ctx.arg(1), deadline)) return;
+  ZmpopArgs args;
+  if (!ParseZmpopArgs(ctx, 2, args)) return;
+  const auto keys = ctx.args.subspan(args.first_key, args.numkeys);
+  std::string_view key;
+  Entry* zset = nullptr;
+  if (FindServable(ctx, keys, ValueType::kZset, key, zset)) {
+    if (zset != nullptr) ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
+    return;
+  }
+  WaitForKeys(ctx, keys, deadline, false);
 }
 
 }  // namespace warden::server

@@ -93,6 +93,46 @@ void BrpopCommand(CommandContext& ctx);
 void BlmoveCommand(CommandContext& ctx);
 void BrpoplpushCommand(CommandContext& ctx);
 void BlmpopCommand(CommandContext& ctx);
+void BzpopminCommand(CommandContext& ctx);
+void BzpopmaxCommand(CommandContext& ctx);
+void BzmpopCommand(CommandContext& ctx);
+// zset_commands.cc
+void ZaddCommand(CommandContext& ctx);
+void ZincrbyCommand(CommandContext& ctx);
+void ZscoreCommand(CommandContext& ctx);
+void ZmscoreCommand(CommandContext& ctx);
+void ZcardCommand(CommandContext& ctx);
+void ZremCommand(CommandContext& ctx);
+void ZrankCommand(CommandContext& ctx);
+void ZrevrankCommand(CommandContext& ctx);
+void ZpopminCommand(CommandContext& ctx);
+void ZpopmaxCommand(CommandContext& ctx);
+void ZmpopCommand(CommandContext& ctx);
+void ZrandmemberCommand(CommandContext& ctx);
+void ZscanCommand(CommandContext& ctx);
+
+// zset_range_commands.cc
+void ZrangeCommand(CommandContext& ctx);
+void ZrangestoreCommand(CommandContext& ctx);
+void ZrevrangeCommand(CommandContext& ctx);
+void ZrangebyscoreCommand(CommandContext& ctx);
+void ZrevrangebyscoreCommand(CommandContext& ctx);
+void ZrangebylexCommand(CommandContext& ctx);
+void ZrevrangebylexCommand(CommandContext& ctx);
+void ZcountCommand(CommandContext& ctx);
+void ZlexcountCommand(CommandContext& ctx);
+void ZremrangebyrankCommand(CommandContext& ctx);
+void ZremrangebyscoreCommand(CommandContext& ctx);
+void ZremrangebylexCommand(CommandContext& ctx);
+
+// zset_store_commands.cc
+void ZunionCommand(CommandContext& ctx);
+void ZinterCommand(CommandContext& ctx);
+void ZdiffCommand(CommandContext& ctx);
+void ZunionstoreCommand(CommandContext& ctx);
+void ZinterstoreCommand(CommandContext& ctx);
+void ZdiffstoreCommand(CommandContext& ctx);
+void ZintercardCommand(CommandContext& ctx);
 
 // key_move_commands.cc
 void RenameCommand(CommandContext& ctx);

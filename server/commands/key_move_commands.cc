@@ -10,6 +10,7 @@
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
+#include "storage/zset.h"
 
 namespace warden::server {
 namespace {
@@ -80,6 +81,8 @@ std::string CopyValue(const Entry& value, storage::Keyspace& to) {
       return storage::SetCopyValue(value, to);
     case storage::ValueType::kList:
       return storage::ListCopyValue(value);
+    case storage::ValueType::kZset:
+      return storage::ZsetCopyValue(value, to);
     default:
       return std::string(value.value());
   }

@@ -9,6 +9,7 @@
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
+#include "storage/zset.h"
 
 namespace warden::server {
 
@@ -51,7 +52,10 @@ std::size_t ValueMemoryBytes(const storage::Entry& e, std::size_t samples) {
   if (e.encoding() == storage::Encoding::kListChunked) {
     return bytes + storage::ListOf(e)->memory_bytes();
   }
-  const storage::Keyspace& table = *e.table();
+  const bool zset = e.encoding() == storage::Encoding::kZsetSorted;
+  const auto* sorted = zset ? static_cast<const storage::SortedSet*>(e.large()) : nullptr;
+  const storage::Keyspace& table = zset ? sorted->members() : *e.table();
+  if (zset) bytes += sizeof(storage::SortedSet) + sorted->tree().memory_bytes();
   bytes += table.bucket_bytes() + sizeof(storage::Keyspace);
   // As Redis does, a large value is estimated from its first `samples` elements (0: all).
   std::size_t seen = 0;

@@ -116,6 +116,7 @@ def parse_int(arg):
 
 
 HASHTABLE = ("$", b"hashtable")
+SKIPLIST = ("$", b"skiplist")  # a sorted set's member table: ZSCAN's order is the seed's
 SHARED_REFCOUNT = (":", 2147483647)  # OBJECT REFCOUNT of a shared integer (OBJ_SHARED_REFCOUNT)
 
 
@@ -209,7 +210,7 @@ def compare(cmd, a, b):
         if enc_a != enc_b or items_a != items_b:
             return False
         # A listpack or intset is answered in one reply (cursor 0), in its own order.
-        return enc_a == HASHTABLE or first_a == first_b
+        return enc_a in (HASHTABLE, SKIPLIST) or first_a == first_b
     if cmd.mode == "memusage":
         return a == b or (a[0] == b[0] == ":")
     if cmd.mode == "idle":
@@ -268,7 +269,7 @@ def hscan_all(conn, cmd):
                 or value[1][0][0] != "$" or value[1][1][0] != "*" or value[1][1][1] is None):
             return ("multi", [encoding, first, ("items", None)])
         page = [atom(item) for item in value[1][1][1]]
-        if args[0].upper() == "HSCAN":
+        if args[0].upper() in ("HSCAN", "ZSCAN"):
             if len(page) % 2:
                 return ("multi", [encoding, first, ("items", None)])
             items.update(zip(page[0::2], page[1::2]))

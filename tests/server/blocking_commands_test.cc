@@ -175,6 +175,32 @@ TEST_F(BlockingCommandsTest, BlmpopTakesUpToCountFromTheKeyThatReceivedData) {
   EXPECT_EQ(Run({"LRANGE", "b", "0", "-1"}), "*1\r\n$1\r\n1\r\n");
 }
 
+TEST_F(BlockingCommandsTest, ZaddWakesBzpopminAndBzmpop) {
+  Waiter& min = NewWaiter();
+  Waiter& mpop = NewWaiter();
+  RunAs(min, {"BZPOPMIN", "z", "0"});
+  RunAs(mpop, {"BZMPOP", "0", "1", "z", "MAX", "COUNT", "5"});
+
+  EXPECT_EQ(Run({"ZADD", "z", "1.5", "a", "2", "b", "3", "c"}), ":3\r\n");
+
+  EXPECT_EQ(min.connection.out, "*3\r\n$1\r\nz\r\n$1\r\na\r\n$3\r\n1.5\r\n");
+  EXPECT_EQ(mpop.connection.out,
+            "*2\r\n$1\r\nz\r\n*2\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n*2\r\n$1\r\nb\r\n$1\r\n2\r\n");
+  EXPECT_EQ(Run({"EXISTS", "z"}), ":0\r\n");
+}
+
+TEST_F(BlockingCommandsTest, AListWaiterIgnoresASortedSetAndTheOtherWayRound) {
+  Waiter& list = NewWaiter();
+  Waiter& zset = NewWaiter();
+  RunAs(list, {"BLPOP", "k", "0"});
+  RunAs(zset, {"BZPOPMAX", "k", "0"});
+
+  Run({"ZADD", "k", "1", "m"});
+
+  EXPECT_TRUE(list.session.blocked);
+  EXPECT_EQ(zset.connection.out, "*3\r\n$1\r\nk\r\n$1\r\nm\r\n$1\r\n1\r\n");
+}
+
 TEST_F(BlockingCommandsTest, TimesOutOnWardensClockAtTheDeadline) {
   Waiter& w = NewWaiter();
   RunAs(w, {"BLPOP", "q", "1.5"});
@@ -243,7 +269,7 @@ TEST_F(BlockingCommandsTest, ClientUnblockEndsTheWaitWithATimeoutOrAnError) {
   Waiter& a = NewWaiter();
   Waiter& b = NewWaiter();
   RunAs(a, {"BLPOP", "q", "0"});
-  RunAs(b, {"BRPOP", "z", "0"});
+  RunAs(b, {"BZPOPMIN", "z", "0"});
   const std::string a_id = std::to_string(a.session.id);
   const std::string b_id = std::to_string(b.session.id);
 

@@ -38,6 +38,7 @@ from fuzz.typed_commands import (BAD_DBS, BAD_INTS, DBS, FIELDS, FLOAT_INCRS, HA
                                  INCR_AMOUNTS, INT_MEMBERS, LONG_VALUES, OWN_HASH_KEYS,
                                  OWN_SET_KEYS, RANGE_INDEXES, RARE_FIELDS, SCAN_PATTERNS,
                                  SET_KEYS, STR_MEMBERS, TEXTS, TypedMakers)
+from fuzz.zset_commands import ZsetMakers
 
 KEYS = ["k0", "k1", "k2", "lock:a", "lock:b", "lock:c"]
 RARE_KEYS = ["", "k\x00z", "lock:\xe9", "K0"]
@@ -179,7 +180,7 @@ SCRIPT_RETURNS = [
 
 
 @dataclass
-class Generator(TypedMakers, ListMakers):
+class Generator(TypedMakers, ListMakers, ZsetMakers):
     """Builds one command sequence from a seeded random.Random."""
     rng: random.Random
     base_ms: int
@@ -497,7 +498,7 @@ class Generator(TypedMakers, ListMakers):
         (lock_script, 7), (random_script, 10), (script_admin, 2), (garbage, 6), (misc, 4),
         (TypedMakers.hash_cmd, 16), (TypedMakers.set_type_cmd, 16), (TypedMakers.string_ext, 12), (TypedMakers.keyspace_cmd, 8), (TypedMakers.db_cmd, 3),
         (TypedMakers.big_value, 0.6),
-        (ListMakers.list_cmd, 12),
+        (ListMakers.list_cmd, 12), (ZsetMakers.zset_cmd, 16),
     ]
 
 
@@ -507,6 +508,7 @@ FOCUS = {
     "strings": {"string_ext": 3, "keyspace_cmd": 2},
     "hashes": {"hash_cmd": 4, "big_value": 2},
     "sets": {"set_type_cmd": 4, "big_value": 2},
+    "zsets": {"zset_cmd": 4},
     "keyspace": {"keyspace_cmd": 3, "db_cmd": 2, "hash_cmd": 2, "set_type_cmd": 2},
     "lists": {"list_cmd": 4},
 }
