@@ -221,9 +221,10 @@ TEST_F(CommandCommandsTest, InfoOfContainerListsSubcommands) {
   for (const protocol::Reply& sub : entry.elements[9].elements) {
     subcommands.emplace_back(sub.elements[0].text);
   }
-  EXPECT_EQ(subcommands, (std::vector<std::string>{"client|id", "client|getname", "client|setname",
-                                                   "client|setinfo", "client|info", "client|list",
-                                                   "client|no-evict", "client|help"}));
+  EXPECT_EQ(subcommands,
+            (std::vector<std::string>{"client|id", "client|getname", "client|setname",
+                                      "client|setinfo", "client|info", "client|list",
+                                      "client|no-evict", "client|unblock", "client|help"}));
 }
 
 TEST_F(CommandCommandsTest, InfoWithoutNamesIsCommand) {
@@ -387,7 +388,7 @@ TEST_F(CommandCommandsTest, ListFilterByPattern) {
   EXPECT_EQ(BulkStrings(Parse(bytes)),
             (std::vector<std::string>{"client", "client|id", "client|getname", "client|setname",
                                       "client|setinfo", "client|info", "client|list",
-                                      "client|no-evict", "client|help"}));
+                                      "client|no-evict", "client|unblock", "client|help"}));
 }
 
 TEST_F(CommandCommandsTest, ListFilterByPatternIgnoresCase) {
