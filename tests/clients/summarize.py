@@ -20,6 +20,7 @@ TARGET = re.compile(r"\[(warden vs redis-server|redis-server vs redis-server|war
 MODULE_ROWS = {
     "test_redis_cli": "redis-cli 7.0.15",
     "test_redis_py_lock": "redis-py 4.3.4 (python3-redis)",
+    "test_blocking": "blocking commands (raw RESP)",
 }
 COLUMNS = ["redis-server", "warden", "warden vs redis-server", "redis-server vs redis-server"]
 

@@ -1,9 +1,11 @@
 // redis-semaphore's Mutex with ioredis: acquire (SET NX PX), refresh (a compare-and-pexpire
-// script by EVALSHA), release (compare-and-delete), and a contender that waits.
+// script by EVALSHA), release (compare-and-delete), and a contender that waits. Then its
+// Semaphore and MultiSemaphore, whose scripts keep the holders in a sorted set scored by
+// acquisition time (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE, ZREM).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
-import { LostLockError, Mutex, TimeoutError } from 'redis-semaphore';
+import { LostLockError, MultiSemaphore, Mutex, Semaphore, TimeoutError } from 'redis-semaphore';
 import { HOST, TARGETS, assertWithin, eventuallyDeepEqual, sleep } from '../helpers.mjs';
 
 for (const target of TARGETS) {
@@ -108,6 +110,76 @@ for (const target of TARGETS) {
       assert.equal(await a.ttl('mutex:lost'), -1);
       await mutex.release();
       assert.equal(await a.get('mutex:lost'), 'intruder');
+    });
+  });
+}
+
+for (const target of TARGETS) {
+  describe(`redis-semaphore 5.8.0 Semaphore [${target.name}]`, () => {
+    let a;
+    let b;
+
+    before(async () => {
+      a = new Redis({ host: HOST, port: target.ports[0] });
+      b = new Redis({ host: HOST, port: target.ports[0] });
+      await a.flushall();
+    });
+
+    after(async () => {
+      await a.quit();
+      await b.quit();
+    });
+
+    test('three permits go to three holders; a fourth is refused until one is released', async () => {
+      const holders = [0, 1, 2].map(() => new Semaphore(a, 'pool', 3, { lockTimeout: 10000 }));
+      const before = Date.now();
+      for (const h of holders) await h.acquire();
+      const after = Date.now();
+      assert.equal(await a.zcard('semaphore:pool'), 3);
+      assertWithin(await a.pttl('semaphore:pool'), 9000, 10000, 'PTTL');
+      // Each holder is a member scored by its acquisition time in ms.
+      const score = Number(await a.zscore('semaphore:pool', holders[0].identifier));
+      assertWithin(score, before - 1, after, 'ZSCORE');
+
+      const rival = new Semaphore(b, 'pool', 3, { lockTimeout: 10000, acquireAttemptsLimit: 1 });
+      assert.equal(await rival.tryAcquire(), false);
+
+      await holders[1].release();
+      assert.equal(await a.zscore('semaphore:pool', holders[1].identifier), null);
+      assert.equal(await rival.tryAcquire(), true);
+      assert.deepEqual(
+        (await a.zrange('semaphore:pool', 0, -1)).sort(),
+        [holders[0].identifier, holders[2].identifier, rival.identifier].sort());
+      for (const h of [holders[0], holders[2], rival]) await h.release();
+      assert.equal(await a.exists('semaphore:pool'), 0);
+    });
+
+    test('a holder whose timestamp is older than the lock timeout is evicted by the next acquire', async () => {
+      // An abandoned holder from long ago: the acquire script removes it by score.
+      await a.zadd('semaphore:stale', Date.now() - 60000, 'abandoned');
+      const fresh = new Semaphore(b, 'stale', 1, { lockTimeout: 10000, acquireAttemptsLimit: 1 });
+      assert.equal(await fresh.tryAcquire(), true);
+      assert.deepEqual(await a.zrange('semaphore:stale', 0, -1), [fresh.identifier]);
+      await fresh.release();
+    });
+
+    test('a MultiSemaphore takes several permits at once, or none', async () => {
+      const big = new MultiSemaphore(a, 'multi', 5, 3, { lockTimeout: 10000 });
+      await big.acquire();
+      assert.equal(await a.zcard('semaphore:multi'), 3);
+      assert.deepEqual((await a.zrange('semaphore:multi', 0, -1)).sort(),
+        [0, 1, 2].map((i) => `${big.identifier}_${i}`).sort());
+
+      const tooBig = new MultiSemaphore(b, 'multi', 5, 3, { lockTimeout: 10000, acquireAttemptsLimit: 1 });
+      assert.equal(await tooBig.tryAcquire(), false);
+      assert.equal(await a.zcard('semaphore:multi'), 3);
+      const fits = new MultiSemaphore(b, 'multi', 5, 2, { lockTimeout: 10000, acquireAttemptsLimit: 1 });
+      assert.equal(await fits.tryAcquire(), true);
+      assert.equal(await a.zcard('semaphore:multi'), 5);
+
+      await big.release();
+      await fits.release();
+      assert.equal(await a.exists('semaphore:multi'), 0);
     });
   });
 }
