@@ -62,9 +62,14 @@ void BlockingRegistry::SignalKey(int db, std::string_view key) {
   ready_.emplace_back(db, std::string(key));
 }
 
-void BlockingRegistry::SignalArgs(int db, std::span<const std::string_view> args) {
-  if (waiters_.empty()) return;
-  for (std::size_t i = 1; i < args.size(); ++i) SignalKey(db, args[i]);
+void BlockingRegistry::SignalKeys(int db, const CommandSpec& spec,
+                                  std::span<const std::string_view> args) {
+  if (waiters_.empty() || spec.first_key <= 0) return;
+  const int argc = static_cast<int>(args.size());
+  const int last = spec.last_key < 0 ? argc + spec.last_key : std::min(spec.last_key, argc - 1);
+  for (int i = spec.first_key; i <= last; i += std::max(spec.key_step, 1)) {
+    SignalKey(db, args[static_cast<std::size_t>(i)]);
+  }
 }
 
 void BlockingRegistry::SignalDb(int db) {
@@ -114,7 +119,7 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   retry_key_ = {};
   if (kept_) return;
   // Served: what it wrote (BLMOVE's destination) may wake others, in this same ServeReady.
-  if ((spec->flags & kWrite) != 0) SignalArgs(waiter.db, waiter.views);
+  if ((spec->flags & kWrite) != 0) SignalKeys(waiter.db, *spec, waiter.views);
   Finish(&waiter, false, false);
 }
 

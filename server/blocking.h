@@ -68,9 +68,10 @@ class BlockingRegistry {
   // A write changed `key` of database `db`: its waiters, if any, get a chance once the writing
   // command is over.
   void SignalKey(int db, std::string_view key);
-  // Signals every argument after the command name (the keys of a write, and some that are not:
-  // a false signal only costs a retry).
-  void SignalArgs(int db, std::span<const std::string_view> args);
+  // Signals the keys of a write, by its table row's key positions: a command that fills a key
+  // names it there (a popping command with movable keys creates nothing). Values are never
+  // looked at, so a 1 MB SET costs nothing more while clients wait.
+  void SignalKeys(int db, const CommandSpec& spec, std::span<const std::string_view> args);
   // Signals every key waited on in `db` (SWAPDB).
   void SignalDb(int db);
   bool has_ready() const { return !ready_.empty(); }

@@ -94,7 +94,7 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
   CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
   spec->handler(ctx);
   // Its waiters are served when the script is over.
-  if ((spec->flags & kWrite) != 0) server.blocking.SignalArgs(session.db, args);
+  if ((spec->flags & kWrite) != 0) server.blocking.SignalKeys(session.db, *spec, args);
 }
 
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
@@ -133,7 +133,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
   spec->handler(ctx);
   if ((spec->flags & kWrite) != 0 && !session.blocked) {
-    server.blocking.SignalArgs(session.db, args);
+    server.blocking.SignalKeys(session.db, *spec, args);
   }
   // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
   // waiters once it has ended.
