@@ -58,21 +58,6 @@ def bighash(n):
             yield [command("HSET", f"bighash:{h}", f"field:{i}", f"value-{i}")]
 
 
-def semaphore(n):
-    import uuid
-    base_ms = 1_700_000_000_000
-    for i in range(n):
-        key = f"semaphore:{i}"
-        yield [command("ZADD", key, base_ms + i + j, str(uuid.uuid4())) for j in range(5)] + \
-            [command("PEXPIRE", key, 600000)]
-
-
-def bigzset(n):
-    for z in range(10):
-        for i in range(n // 10):
-            yield [command("ZADD", f"bigzset:{z}", (i * 2654435761) % 1000003, f"member:{i}")]
-
-
 def lock(n):
     for i in range(n):
         yield [command("SET", f"lock:{i}", UUID, "NX", "PX", 600000)]
