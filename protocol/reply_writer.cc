@@ -110,8 +110,10 @@ std::size_t FormatDouble(double value, char* buf) {
     buf[2] = 'n';
     return 3;
   }
-  const int n = std::snprintf(buf, 32, "%.17g", value);
-  return n > 0 ? static_cast<std::size_t>(n) : 0;
+  // The same bytes as snprintf's %.17g (the standard defines to_chars' general form by it),
+  // at a fraction of the cost: scores are in every sorted set reply.
+  const auto result = std::to_chars(buf, buf + 32, value, std::chars_format::general, 17);
+  return static_cast<std::size_t>(result.ptr - buf);
 }
 
 void ReplyWriter::Double(double value) {

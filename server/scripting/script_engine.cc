@@ -1,11 +1,13 @@
 #include "server/scripting/script_engine.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <lua.hpp>
 
 #include "protocol/reply_reader.h"
+#include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/dispatcher.h"
@@ -490,8 +492,13 @@ int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
     if (type == LUA_TNUMBER) {
       // Lua's own tostring loses precision: Redis formats numbers with %.17g.
       char buf[64];
-      const int n = std::snprintf(buf, sizeof(buf), "%.17g", lua_tonumber(lua, j));
-      arg.assign(buf, static_cast<std::size_t>(n));
+      const double number = lua_tonumber(lua, j);
+      // snprintf's "-nan" for 0/0 (as Redis passes it) is kept; FormatDouble says "nan".
+      const std::size_t n =
+          std::isfinite(number)
+              ? protocol::FormatDouble(number, buf)
+              : static_cast<std::size_t>(std::snprintf(buf, sizeof(buf), "%.17g", number));
+      arg.assign(buf, n);
     } else if (type == LUA_TSTRING) {
       // The string stays on the Lua stack for the whole call: a view will do.
       std::size_t len = 0;
