@@ -91,9 +91,11 @@ struct PackedHit {
 
 PackedHit PackedFind(std::string_view bytes, std::string_view member) {
   PackedHit hit;
+  unsigned char uuid[16];
+  const unsigned char* packed = PackUuid(member, uuid) ? uuid : nullptr;
   for (PackedZsetReader r(bytes); !r.done(); ++hit.count) {
     r.Next();
-    if (!hit.found && r.member() == member) {
+    if (!hit.found && r.MemberIs(member, packed)) {
       hit = {r.start(), r.offset(), r.score(), true, hit.count};
     }
   }
@@ -158,10 +160,11 @@ void PackedZsetReader::Next() {
   start_ = static_cast<std::size_t>(p_ - base_);
   const std::uint64_t h = ReadVarint(p_);
   if (h == 1) {
-    UnpackUuid(p_, uuid_);
-    member_ = std::string_view(uuid_, sizeof(uuid_));
+    uuid_ = p_;
+    spelled_ = false;
     p_ += 16;
   } else {
+    uuid_ = nullptr;
     member_ = std::string_view(p_, h >> 1);
     p_ += h >> 1;
   }
@@ -174,6 +177,12 @@ void PackedZsetReader::Next() {
     score_ =
         static_cast<double>(static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1));
   }
+}
+
+void PackedZsetReader::Spell() const {
+  UnpackUuid(uuid_, spelling_);
+  member_ = std::string_view(spelling_, sizeof(spelling_));
+  spelled_ = true;
 }
 
 void AppendPackedZsetItem(std::string& out, std::string_view member, double score) {
@@ -272,9 +281,11 @@ std::optional<std::size_t> ZsetRank(const Entry& zset, std::string_view member) 
     return Large(zset)->Rank(e);
   }
   std::size_t rank = 0;
+  unsigned char uuid[16];
+  const unsigned char* packed = PackUuid(member, uuid) ? uuid : nullptr;
   for (PackedZsetReader r(zset.value()); !r.done(); ++rank) {
     r.Next();
-    if (r.member() == member) return rank;
+    if (r.MemberIs(member, packed)) return rank;
   }
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -132,14 +133,24 @@ std::string ZsetCopyValue(const Entry& zset, Keyspace& to);
 //           (8-4-4-4-12 hex digits) follows as its 16 bytes.
 //   score   varint v: v even, the integral score zigzag(v/2) (|score| <= 2^53); v == 1, the
 //           8 bytes of a double follow.
-// The member view lives until the next call to Next().
+// The member view lives until the next call to Next(). A UUID member is spelled out only when
+// member() asks for it: counting and lookups compare its 16 bytes instead.
 class PackedZsetReader {
  public:
   explicit PackedZsetReader(std::string_view bytes, std::size_t offset = 0)
       : base_(bytes.data()), p_(base_ + offset), end_(base_ + bytes.size()) {}
   bool done() const { return p_ == end_; }
   void Next();
-  std::string_view member() const { return member_; }
+  std::string_view member() const {
+    if (uuid_ != nullptr && !spelled_) Spell();
+    return member_;
+  }
+  // Whether the member just read is `member`, whose 16-byte form is `packed` (null when it
+  // is not a canonical UUID, and so never stored as one).
+  bool MemberIs(std::string_view member, const unsigned char* packed) const {
+    if (uuid_ == nullptr) return member_ == member;
+    return packed != nullptr && std::memcmp(uuid_, packed, 16) == 0;
+  }
   double score() const { return score_; }
   // Where the element just read starts and ends, as offsets.
   std::size_t start() const { return start_; }
@@ -149,10 +160,14 @@ class PackedZsetReader {
   const char* base_;
   const char* p_;
   const char* end_;
+  void Spell() const;
+
   std::size_t start_ = 0;
-  std::string_view member_;
+  const char* uuid_ = nullptr;  // the 16 bytes of a UUID member, or null
+  mutable bool spelled_ = false;
+  mutable std::string_view member_;
+  mutable char spelling_[36];
   double score_ = 0;
-  char uuid_[36];
 };
 
 // Appends one packed element.
