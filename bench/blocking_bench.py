@@ -38,6 +38,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from big_delete import schedstat_ns  # noqa: E402  (bench/ is not a package)
+
 from run_all import Client, encode, free_port
 
 SERVER_CORE = 0
@@ -59,20 +62,6 @@ def latency_stats(samples_ns):
     us = [s / 1000 for s in samples_ns]
     return {"count": len(us), "p50_us": percentile(us, 50), "p99_us": percentile(us, 99),
             "p999_us": percentile(us, 99.9), "max_us": max(us), "mean_us": sum(us) / len(us)}
-
-
-def schedstat_ns(pid):
-    """(time on CPU, time runnable but waiting for a CPU) of all the process's threads."""
-    cpu = wait = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                fields = f.read().split()
-        except FileNotFoundError:
-            continue  # a thread that ended between listdir and open
-        cpu += int(fields[0])
-        wait += int(fields[1])
-    return cpu, wait
 
 
 def cpu_ns(pid):
