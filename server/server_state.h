@@ -11,6 +11,7 @@
 
 #include "server/blocking.h"
 #include "server/config.h"
+#include "server/pubsub.h"
 #include "server/session.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
@@ -56,6 +57,7 @@ class ServerState {
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   BlockingRegistry blocking;
+  PubSub pubsub;
   bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;
