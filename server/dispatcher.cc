@@ -59,6 +59,16 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
   return spec;
 }
 
+void Call(ServerState& server, Session& session, const CommandSpec& spec,
+          std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  ++server.stats.total_commands;
+  CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
+  spec.handler(ctx);
+  if ((spec.flags & kWrite) != 0 && !session.blocked) {
+    server.blocking.SignalKeys(session.db, spec, args);
+  }
+}
+
 void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
                       bool read_only, bool& wrote, protocol::ReplyWriter& reply) {
   const CommandSpec* spec = FindTopLevelCommand(args[0]);
@@ -90,11 +100,8 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     }
     wrote = true;
   }
-  ++server.stats.total_commands;
-  CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
-  spec->handler(ctx);
   // Its waiters are served when the script is over.
-  if ((spec->flags & kWrite) != 0) server.blocking.SignalKeys(session.db, *spec, args);
+  Call(server, session, *spec, args, reply);
 }
 
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
@@ -128,13 +135,8 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     reply.Error(server.faults.fail_error);
     return;
   }
-  ++server.stats.total_commands;
   session.last_command = spec;
-  CommandContext ctx{server, session, reply, args, *spec, server.NowMs()};
-  spec->handler(ctx);
-  if ((spec->flags & kWrite) != 0 && !session.blocked) {
-    server.blocking.SignalKeys(session.db, *spec, args);
-  }
+  Call(server, session, *spec, args, reply);
   // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
   // waiters once it has ended.
   if (!session.is_script && server.blocking.has_ready()) server.blocking.ServeReady(server);

@@ -19,6 +19,12 @@ struct CommandSpec;
 const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
                                   protocol::ReplyWriter& reply);
 
+// Redis's call(): runs a command that passed every check, and what follows every execution
+// (statistics, waking the clients blocked on the keys it wrote). Dispatch, redis.call and EXEC
+// all run commands through it.
+void Call(ServerState& server, Session& session, const CommandSpec& spec,
+          std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+
 // redis.call's way in: the same table and handlers, with the checks and error texts Redis uses
 // for scripts. Sets `wrote` when a write command runs.
 void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
