@@ -11,6 +11,7 @@
 
 #include "server/blocking.h"
 #include "server/config.h"
+#include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/session.h"
 #include "storage/active_expiry.h"
@@ -58,6 +59,7 @@ class ServerState {
   ServerStats stats;
   BlockingRegistry blocking;
   PubSub pubsub;
+  Monitors monitors;
   bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;
