@@ -178,7 +178,7 @@ void ScanCommand(CommandContext& ctx) {
     if (use_pattern && !storage::GlobMatch(pattern, e->key())) continue;
     if (e->ExpiredAt(ctx.now_ms)) {
       if (use_type && ArgIs(type, "none")) removed_none.emplace_back(e->key());
-      keyspace.Erase(e);
+      keyspace.ExpireEntry(e);
       continue;
     }
     if (use_type && !ArgIs(type, TypeName(e->type()))) continue;
