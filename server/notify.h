@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/command_context.h"
 #include "server/server_state.h"
 
 namespace warden::server {
@@ -56,6 +57,20 @@ inline void NotifyKeyspaceEvent(ServerState& server, int type, std::string_view 
     return;
   }
   PublishKeyspaceEvent(server, type, event, key, db);
+}
+
+// An event on `key` in the client's database. `key` must not be a view into an entry the
+// command has changed since (use the argument).
+inline void Notify(CommandContext& ctx, int type, std::string_view event, std::string_view key) {
+  NotifyKeyspaceEvent(ctx.server, type, event, key, ctx.session.db);
+}
+// Redis's dbAdd: a key was created.
+inline void NotifyNew(CommandContext& ctx, std::string_view key) {
+  Notify(ctx, notify::kNew, "new", key);
+}
+// Redis's lookupKeyRead on a missing key (not a write lookup).
+inline void NotifyKeyMiss(CommandContext& ctx, std::string_view key) {
+  Notify(ctx, notify::kKeyMiss, "keymiss", key);
 }
 
 }  // namespace warden::server
