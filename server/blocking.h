@@ -33,14 +33,19 @@ namespace warden::server {
 class ServerState;
 struct CommandSpec;
 
-// The connection side of a blocked client: where its reply goes, and what to do once it has one.
+// The connection side of a client that receives output from other clients' commands: a blocked
+// client's reply, a published message, a MONITOR line.
 class BlockedClientHost {
  public:
-  // The buffer a woken client's reply is written to.
+  // The buffer a woken client's reply, a message or a MONITOR line is written to.
   virtual std::string& reply_buffer() = 0;
   // The client is no longer blocked and its reply is written: send it, and go on with the
   // requests it has pipelined (later, from the loop, not from inside another client's command).
   virtual void Unblocked() = 0;
+  // Something was appended to reply_buffer() by another client's command (or a timer): send it
+  // once the current batch is over, before the loop polls, so that a message fanned out to a
+  // thousand clients costs a thousand appends inside the command and the writes come after.
+  virtual void ScheduleFlush() = 0;
 
  protected:
   ~BlockedClientHost() = default;

@@ -161,8 +161,8 @@ constexpr CommandSpec kCommandTable[] = {
     {"touch",         -2, kReadOnly | kFast,                       TouchCommand,        1, -1, 1, "@keyspace @read @fast"},
     {"object",        -2, 0,                                       nullptr,             0, 0, 0, "@slow", ObjectSubcommands},
     {"memory",        -2, 0,                                       nullptr,             0, 0, 0, "@slow", MemorySubcommands},
-    {"eval",          -3, kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalCommand, 0, 0, 0, "@slow @scripting"},
-    {"evalsha",       -3, kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalshaCommand, 0, 0, 0, "@slow @scripting"},
+    {"eval",          -3, kNoScript | kStale | kSkipMonitor | kMayReplicate | kNoMandatoryKeys | kMovableKeys, EvalCommand, 0, 0, 0, "@slow @scripting"},
+    {"evalsha",       -3, kNoScript | kStale | kSkipMonitor | kMayReplicate | kNoMandatoryKeys | kMovableKeys, EvalshaCommand, 0, 0, 0, "@slow @scripting"},
     {"eval_ro",       -3, kReadOnly | kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalRoCommand, 0, 0, 0, "@slow @scripting"},
     {"evalsha_ro",    -3, kReadOnly | kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, EvalshaRoCommand, 0, 0, 0, "@slow @scripting"},
     {"script",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ScriptSubcommands},
@@ -179,6 +179,17 @@ constexpr CommandSpec kCommandTable[] = {
     {"config",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ConfigSubcommands},
     {"time",           1, kLoading | kStale | kFast,               TimeCommand,        0, 0, 0, "@fast"},
     {"wait",           3, kNoScript,                               WaitCommand,        0, 0, 0, "@slow @connection"},
+    // Pub/sub and MONITOR.
+    {"subscribe",     -2, kPubSub | kNoScript | kLoading | kStale, SubscribeCommand,    0, 0, 0, "@pubsub @slow"},
+    {"unsubscribe",   -1, kPubSub | kNoScript | kLoading | kStale, UnsubscribeCommand,  0, 0, 0, "@pubsub @slow"},
+    {"psubscribe",    -2, kPubSub | kNoScript | kLoading | kStale, PsubscribeCommand,   0, 0, 0, "@pubsub @slow"},
+    {"punsubscribe",  -1, kPubSub | kNoScript | kLoading | kStale, PunsubscribeCommand, 0, 0, 0, "@pubsub @slow"},
+    {"ssubscribe",    -2, kPubSub | kNoScript | kLoading | kStale, SsubscribeCommand,   1, -1, 1, "@pubsub @slow"},
+    {"sunsubscribe",  -1, kPubSub | kNoScript | kLoading | kStale, SunsubscribeCommand, 1, -1, 1, "@pubsub @slow"},
+    {"publish",        3, kPubSub | kLoading | kStale | kFast | kMayReplicate, PublishCommand, 0, 0, 0, "@pubsub @fast"},
+    {"spublish",       3, kPubSub | kLoading | kStale | kFast | kMayReplicate, SpublishCommand, 1, 1, 1, "@pubsub @fast"},
+    {"pubsub",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", PubsubSubcommands},
+    {"monitor",        1, kAdmin | kNoScript | kLoading | kStale,  MonitorCommand,     0, 0, 0, "@admin @slow @dangerous"},
     {"debug",         -2, kAdmin | kNoScript | kLoading | kStale | kProtected, DebugCommand, 0, 0, 0, "@admin @slow @dangerous"},
 };
 // clang-format on

@@ -31,6 +31,9 @@ enum CommandFlag : std::uint32_t {
   kMovableKeys = 1u << 12,
   kProtected = 1u << 13,  // DEBUG: refused unless enable-debug-command allows it
   kBlocking = 1u << 14,
+  // High bits, apart from the flags other features add.
+  kPubSub = 1u << 24,
+  kMayReplicate = 1u << 25,  // not shown by COMMAND INFO (Redis hides it too)
 };
 
 struct CommandSpec {
@@ -70,5 +73,6 @@ std::span<const CommandSpec> CommandSubcommands();
 std::span<const CommandSpec> ScriptSubcommands();
 std::span<const CommandSpec> ObjectSubcommands();
 std::span<const CommandSpec> MemorySubcommands();
+std::span<const CommandSpec> PubsubSubcommands();
 
 }  // namespace warden::server

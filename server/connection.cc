@@ -79,6 +79,7 @@ void Connection::Start() {
     session_.addr = server_.state().config.unixsocket + ":0";
     session_.laddr = session_.addr;
     session_.local = true;
+    session_.unix_socket = true;
   }
   uv_os_fd_t fd = -1;
   if (uv_fileno(reinterpret_cast<uv_handle_t*>(&handle_), &fd) == 0) session_.fd = fd;
@@ -103,7 +104,10 @@ std::size_t Connection::PendingOutputBytes() const {
 
 bool Connection::EnforceOutputLimit() {
   if (closing_) return false;
-  const OutputBufferLimit& limit = server_.state().config.output_limit_normal;
+  // Redis's getClientType: a subscribed client is of class pubsub; a MONITOR client is normal.
+  const Config& config = server_.state().config;
+  const OutputBufferLimit& limit =
+      session_.subscribed() ? config.output_limit_pubsub : config.output_limit_normal;
   if (limit.hard_bytes == 0 && limit.soft_bytes == 0) return false;
   const auto used = static_cast<std::int64_t>(PendingOutputBytes());
   bool over = limit.hard_bytes > 0 && used >= limit.hard_bytes;
@@ -313,6 +317,19 @@ void Connection::PollOnce() {
 void Connection::Unblocked() {
   Flush();
   if (input_.unread_size() > 0) server_.ScheduleResume(this);
+}
+
+void Connection::ScheduleFlush() {
+  if (flush_scheduled_ || closing_) return;
+  flush_scheduled_ = true;
+  server_.ScheduleFlush(this);
+}
+
+void Connection::FlushScheduled() {
+  flush_scheduled_ = false;
+  if (closing_ || EnforceOutputLimit()) return;
+  Flush();
+  UpdateReading();
 }
 
 void Connection::Resume() {

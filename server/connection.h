@@ -58,6 +58,10 @@ class Connection final : public BlockedClientHost {
   // BlockedClientHost
   std::string& reply_buffer() override { return output_; }
   void Unblocked() override;
+  void ScheduleFlush() override;
+  // From the server's flush list: sends what other clients' commands appended, or closes the
+  // client if that put it over its output limit.
+  void FlushScheduled();
 
   Connection* next = nullptr;  // the server's list
   Connection* prev = nullptr;
@@ -103,6 +107,7 @@ class Connection final : public BlockedClientHost {
   bool write_pending_ = false;
   bool reading_ = false;
   bool closing_ = false;
+  bool flush_scheduled_ = false;  // on the server's flush list
   // Pipelined requests ahead whose keys' buckets were prefetched, at most kPrefetchDepth.
   static constexpr std::size_t kPrefetchDepth = 16;
   std::size_t prefetched_ = 0;

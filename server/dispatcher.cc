@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/command_table.h"
+#include "server/commands/commands.h"
 #include "server/errors.h"
 #include "server/scripting/script_engine.h"
 
@@ -28,6 +29,33 @@ bool KeyTooLong(const CommandSpec& spec, std::span<const std::string_view> args,
     }
   }
   return false;
+}
+
+// Redis 7.0's processCommand gates for a client in pub/sub mode (RESP2) or MONITOR mode; only
+// reached when session.modes is set. Writes the refusal and returns false.
+bool ModeAllows(ServerState& server, const Session& session, const CommandSpec& spec,
+                protocol::ReplyWriter& reply) {
+  if (session.subscribed() && session.resp == 2 && spec.handler != PingCommand &&
+      spec.handler != SubscribeCommand && spec.handler != SsubscribeCommand &&
+      spec.handler != UnsubscribeCommand && spec.handler != SunsubscribeCommand &&
+      spec.handler != PsubscribeCommand && spec.handler != PunsubscribeCommand &&
+      spec.handler != QuitCommand && spec.handler != ResetCommand) {
+    reply.Error({"ERR Can't execute '", spec.name,
+                 "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+                 "this context"});
+    return false;
+  }
+  // A monitor is a replica inside Redis: it may not touch the keyspace. Redis checks this after
+  // the busy-script check, which is repeated here to keep the order.
+  if (session.monitoring() && (spec.flags & (kWrite | kReadOnly | kMayReplicate)) != 0) {
+    if (server.scripts->busy() && (spec.flags & kAllowBusy) == 0) {
+      reply.Error(errors::kBusy);
+    } else {
+      reply.Error("ERR Replica can't interact with the keyspace");
+    }
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -63,9 +91,18 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   ++server.stats.total_commands;
   CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
+  const bool monitored = server.monitors.active();
+  // A script runner (the skip_monitor commands) is shown before its script's commands.
+  if (monitored && (spec.flags & kSkipMonitor) != 0) [[unlikely]] {
+    server.monitors.Feed(server, session, session.db, args);
+  }
   spec.handler(ctx);
   if ((spec.flags & kWrite) != 0 && !session.blocked) {
     server.blocking.SignalKeys(session.db, spec, args);
+  }
+  // The others after they ran (the db after SELECT); admin commands are never shown.
+  if (monitored && (spec.flags & (kSkipMonitor | kAdmin)) == 0) [[unlikely]] {
+    server.monitors.Feed(server, session, session.db, args);
   }
 }
 
@@ -125,6 +162,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     reply.Error(errors::kNoAuth);
     return;
   }
+  if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) return;
   if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
     reply.Error(errors::kBusy);
     return;

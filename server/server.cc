@@ -115,6 +115,16 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
   std::vector<Connection*> resume;
   resume.swap(self->resume_);
   for (Connection* c : resume) c->Resume();
+  self->FlushScheduled();
+}
+
+void Server::FlushScheduled() {
+  // Flushing can close a client (output limit), which unlinks it from flush_: work on a copy.
+  while (!flush_.empty()) {
+    flushing_.swap(flush_);
+    for (Connection* c : flushing_) c->FlushScheduled();
+    flushing_.clear();
+  }
 }
 
 void Server::OnBlockTimer(uv_timer_t* timer) {
@@ -387,7 +397,10 @@ void Server::Adopt(Connection* c) {
 
 void Server::Unlink(Connection* c) {
   resume_.erase(std::remove(resume_.begin(), resume_.end(), c), resume_.end());
+  flush_.erase(std::remove(flush_.begin(), flush_.end(), c), flush_.end());
   state_.blocking.Remove(c->session());
+  state_.pubsub.RemoveClient(c->session());
+  state_.monitors.Remove(c->session());
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {

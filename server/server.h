@@ -46,6 +46,9 @@ class Server final : public ConnectionRegistry {
   // A client woken from a blocking command goes on with its pipelined requests from the loop,
   // before it next polls (not inside the command that woke it).
   void ScheduleResume(Connection* connection);
+  // A connection that other clients' commands wrote to (messages, MONITOR lines) is flushed
+  // once, before the loop next polls.
+  void ScheduleFlush(Connection* connection) { flush_.push_back(connection); }
   // Runs `task` on the loop thread; callable from any thread.
   void Post(std::function<void()> task);
   // Moves a controllable clock forward and expires every key whose lease is over by then.
@@ -78,6 +81,7 @@ class Server final : public ConnectionRegistry {
   // Times out blocked clients due on warden's clock, and sets the timer for the next one (none
   // while the clock is frozen: only a test moving it can make one due).
   void ServeBlockedTimeouts();
+  void FlushScheduled();
   // Closes idle clients (timeout) and those over the soft output limit for too long.
   void ClientsCron();
   void WritePortFile();
@@ -94,6 +98,8 @@ class Server final : public ConnectionRegistry {
   uv_prepare_t before_poll_;
   uv_timer_t block_timer_;
   std::vector<Connection*> resume_;
+  std::vector<Connection*> flush_;
+  std::vector<Connection*> flushing_;  // the list being flushed, kept for its capacity
   bool expire_idle_active_ = false;
   uv_async_t signal_async_;
   uv_async_t tasks_async_;

@@ -12,6 +12,7 @@
 
 #include "server/blocking.h"
 #include "server/config.h"
+#include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/session.h"
 #include "storage/active_expiry.h"
@@ -65,6 +66,7 @@ class ServerState final : public storage::ExpiryListener {
   ServerStats stats;
   BlockingRegistry blocking;
   PubSub pubsub;
+  Monitors monitors;
   bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;

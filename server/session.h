@@ -23,6 +23,7 @@ struct Session {
   // From 127.0.0.1, ::1 or a unix socket (Redis's islocalClient): allowed to run DEBUG under
   // enable-debug-command local, and exempt from protected mode.
   bool local = true;
+  bool unix_socket = false;  // MONITOR shows unix:<path> for it
   bool is_script = false;
   // Reply, flush, then close (QUIT, protocol errors).
   bool close_after_reply = false;
@@ -43,9 +44,20 @@ struct Session {
   bool writing = false;
   // Waiting in a blocking command (blocking.h): no request of this client runs meanwhile.
   bool blocked = false;
-  // Its connection, for a blocked client's reply; null where a client cannot block (scripts,
-  // command tests).
+  // Its connection, for a blocked client's reply and for messages published to it; null where
+  // a client cannot block or subscribe (scripts, command tests).
   BlockedClientHost* host = nullptr;
+
+  // Redis's CLIENT_PUBSUB and CLIENT_MONITOR. Dispatch tests `modes` once, so a client in
+  // neither mode pays one branch for both.
+  enum Mode : std::uint8_t { kPubSubMode = 1, kMonitorMode = 2 };
+  std::uint8_t modes = 0;
+  bool subscribed() const { return (modes & kPubSubMode) != 0; }
+  bool monitoring() const { return (modes & kMonitorMode) != 0; }
+  // Its subscriptions (pubsub.h keeps the names), for CLIENT LIST's sub=, psub=, ssub=.
+  std::uint32_t sub_channels = 0;
+  std::uint32_t sub_patterns = 0;
+  std::uint32_t sub_shard_channels = 0;
 };
 
 }  // namespace warden::server

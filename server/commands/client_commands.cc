@@ -15,17 +15,25 @@ namespace {
 // One CLIENT LIST line, fields in Redis 7.2's order (7.0's plus lib-name and lib-ver).
 void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
   const std::string_view cmd = s.last_command != nullptr ? s.last_command->name : "NULL";
+  // Redis's letters in Redis's order; N when none applies.
+  char flags[8];
+  char* f = flags;
+  if (s.monitoring()) *f++ = 'O';
+  if (s.subscribed()) *f++ = 'P';
+  if (s.blocked) *f++ = 'b';
+  if (f == flags) *f++ = 'N';
+  *f = '\0';
   char buf[512];
   const int n = std::snprintf(
       buf, sizeof(buf),
-      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
-      "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
+      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%u psub=%u "
+      "ssub=%u multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
       "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d",
       static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
       static_cast<long long>((now_ms - s.created_ms) / 1000),
-      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.blocked ? "b" : "N", s.db,
-      s.query_buffer_bytes, s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free,
-      s.query_buffer_bytes, s.output_bytes,
+      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), flags, s.db, s.sub_channels,
+      s.sub_patterns, s.sub_shard_channels, s.query_buffer_bytes, s.query_buffer_free,
+      s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes, s.output_bytes,
       s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
       s.reading ? (s.writing ? "rw" : "r") : (s.writing ? "w" : ""), static_cast<int>(cmd.size()),
       cmd.data(), s.resp);
@@ -87,6 +95,8 @@ void ClientInfoCommand(CommandContext& ctx) {
 void ClientListCommand(CommandContext& ctx) {
   std::vector<std::uint64_t> ids;
   bool by_id = false;
+  // TYPE normal|pubsub: Redis's getClientType (a MONITOR client counts as normal).
+  int want_subscribed = -1;
   if (ctx.argc() == 4 && ArgIs(ctx.arg(2), "type")) {
     const std::string_view type = ctx.arg(3);
     if (!ArgIs(type, "normal") && !ArgIs(type, "master") && !ArgIs(type, "replica") &&
@@ -94,10 +104,11 @@ void ClientListCommand(CommandContext& ctx) {
       ctx.reply.Error({"ERR Unknown client type '", type, "'"});
       return;
     }
-    if (!ArgIs(type, "normal")) {
+    if (!ArgIs(type, "normal") && !ArgIs(type, "pubsub")) {
       ctx.reply.Verbatim("");
       return;
     }
+    want_subscribed = ArgIs(type, "pubsub") ? 1 : 0;
   } else if (ctx.argc() > 3 && ArgIs(ctx.arg(2), "id")) {
     by_id = true;
     for (std::size_t j = 3; j < ctx.argc(); ++j) {
@@ -117,6 +128,7 @@ void ClientListCommand(CommandContext& ctx) {
   std::string text;
   auto add = [&](const Session& s) {
     if (by_id && std::find(ids.begin(), ids.end(), s.id) == ids.end()) return;
+    if (want_subscribed >= 0 && s.subscribed() != (want_subscribed == 1)) return;
     AppendClientLine(s, now_ms, text);
   };
   if (ctx.server.connections != nullptr) {

@@ -31,6 +31,7 @@ constexpr FlagName kFlagNames[] = {
     {kReadOnly, "readonly"},
     {kDenyOom, "denyoom"},
     {kAdmin, "admin"},
+    {kPubSub, "pubsub"},
     {kNoScript, "noscript"},
     {kBlocking, "blocking"},
     {kLoading, "loading"},

@@ -181,6 +181,19 @@ void WaitCommand(CommandContext& ctx);
 void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
 
+// pubsub_commands.cc
+void SubscribeCommand(CommandContext& ctx);
+void UnsubscribeCommand(CommandContext& ctx);
+void PsubscribeCommand(CommandContext& ctx);
+void PunsubscribeCommand(CommandContext& ctx);
+void SsubscribeCommand(CommandContext& ctx);
+void SunsubscribeCommand(CommandContext& ctx);
+void PublishCommand(CommandContext& ctx);
+void SpublishCommand(CommandContext& ctx);
+
+// monitor_commands.cc
+void MonitorCommand(CommandContext& ctx);
+
 // scripting/script_commands.cc
 void EvalCommand(CommandContext& ctx);
 void EvalshaCommand(CommandContext& ctx);

@@ -35,6 +35,12 @@ void PingCommand(CommandContext& ctx) {
     errors::WrongArity(ctx.reply, "ping");
     return;
   }
+  // A RESP2 subscriber can only read message-shaped arrays.
+  if (ctx.session.subscribed() && ctx.session.resp == 2) {
+    ctx.reply.Raw("*2\r\n$4\r\npong\r\n");
+    ctx.reply.Bulk(ctx.argc() == 1 ? std::string_view() : ctx.arg(1));
+    return;
+  }
   if (ctx.argc() == 1) {
     ctx.reply.Raw("+PONG\r\n");
   } else {
@@ -51,6 +57,9 @@ void QuitCommand(CommandContext& ctx) {
 
 void ResetCommand(CommandContext& ctx) {
   Session& s = ctx.session;
+  // Subscriptions and MONITOR end silently (no unsubscribe confirmations).
+  ctx.server.monitors.Remove(s);
+  ctx.server.pubsub.RemoveClient(s);
   s.name.clear();
   s.db = 0;
   s.resp = 2;

@@ -14,9 +14,11 @@ class FakeConnection final : public BlockedClientHost {
  public:
   std::string& reply_buffer() override { return out; }
   void Unblocked() override { ++unblocked; }
+  void ScheduleFlush() override { ++flushes; }
 
   std::string out;
   int unblocked = 0;
+  int flushes = 0;
 };
 
 struct Waiter {

@@ -1,0 +1,19 @@
+// MONITOR. The feed itself is server/monitor.h, driven from Call().
+#include "server/command_table.h"
+
+namespace warden::server {
+
+void MonitorCommand(CommandContext& ctx) {
+  // Redis refuses it to a client that expects one reply per command (a script, and EXEC: the
+  // transaction's EXEC must set the same refusal; MONITOR is not flagged no_multi in 7.0).
+  if (ctx.session.is_script) {
+    ctx.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    return;
+  }
+  // A second MONITOR is ignored, without a reply.
+  if (ctx.session.monitoring()) return;
+  ctx.server.monitors.Add(ctx.session);
+  ctx.reply.Ok();
+}
+
+}  // namespace warden::server
