@@ -112,6 +112,8 @@ ConditionResult CheckCondition(SetCondition condition, std::string_view operand,
 // Shared by SET, SETNX, SETEX and PSETEX once their arguments are validated.
 void StoreValue(CommandContext& ctx, std::string_view key, std::string_view value,
                 const SetOptions& options, std::int64_t deadline_ms) {
+  // EX, PX, EXAT, PXAT, SETEX and PSETEX (not KEEPTTL) publish `expire` after `set`.
+  const bool sets_deadline = deadline_ms != kNoDeadline;
   storage::Keyspace& keyspace = ctx.keyspace();
   Entry* entry = keyspace.Find(key, ctx.now_ms);
   // SET overwrites any type, but what GET or a value condition would read must be a string.
@@ -146,9 +148,7 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   keyspace.Store(key, value, deadline_ms, entry);
   if (created) NotifyNew(ctx, key);
   Notify(ctx, notify::kString, "set", key);
-  if (options.expiry != SetExpiry::kNone && options.expiry != SetExpiry::kKeepTtl) {
-    Notify(ctx, notify::kGeneric, "expire", key);
-  }
+  if (sets_deadline) Notify(ctx, notify::kGeneric, "expire", key);
   if (!options.get) ctx.reply.Ok();
 }
 
@@ -439,7 +439,7 @@ void DelexCommand(CommandContext& ctx) {
 
 void DigestCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Null();
     return;
