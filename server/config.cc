@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "protocol/request_parser.h"
+#include "server/notify.h"
 
 namespace warden::server {
 namespace {
@@ -209,6 +210,13 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "script-memory-limit") return memory_option(0, c.script_memory_limit);
   if (name == "active-expire-effort") return int_option(1, 10, c.active_expire_effort);
   if (name == "databases") return int_option(1, 1 << 16, c.databases);
+  if (name == "notify-keyspace-events") {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    const std::optional<int> flags = ParseNotifyKeyspaceEvents(a[0]);
+    if (!flags) return Fail(d, kBadNotifyClass);
+    c.notify_keyspace_events = *flags;
+    return std::nullopt;
+  }
   // The ziplist names are Redis 7.0's aliases for the same options.
   if (name == "hash-max-listpack-entries" || name == "hash-max-ziplist-entries") {
     return int_option(0, INT64_MAX, c.encoding.hash_max_listpack_entries);
@@ -382,6 +390,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"script-memory-limit", std::to_string(c.script_memory_limit)},
       {"active-expire-effort", std::to_string(c.active_expire_effort)},
       {"databases", std::to_string(c.databases)},
+      {"notify-keyspace-events", FormatNotifyKeyspaceEvents(c.notify_keyspace_events)},
       {"hash-max-listpack-entries", std::to_string(c.encoding.hash_max_listpack_entries)},
       {"hash-max-ziplist-entries", std::to_string(c.encoding.hash_max_listpack_entries)},
       {"hash-max-listpack-value", std::to_string(c.encoding.hash_max_listpack_value)},

@@ -48,6 +48,8 @@ struct Config {
   std::int64_t script_memory_limit = 256LL * 1024 * 1024;
   int active_expire_effort = 1;
   int databases = 16;
+  // notify-keyspace-events as flags (notify.h's notify::k*); 0: no notifications.
+  int notify_keyspace_events = 0;
   // hash-max-listpack-*, set-max-intset-entries, zset-max-listpack-*.
   storage::EncodingLimits encoding;
   bool protected_mode = true;

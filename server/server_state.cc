@@ -30,6 +30,7 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
   run_id.resize(40);
   for (char& c : run_id) c = kHex[random.Below(16)];
   scripts = std::make_unique<ScriptEngine>(*this);
+  dbs.SetExpiryListener(this);
 }
 
 ServerState::~ServerState() = default;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "server/blocking.h"
 #include "server/config.h"
@@ -46,10 +47,16 @@ class ConnectionRegistry {
   virtual std::size_t connected_clients() const = 0;
 };
 
-class ServerState {
+class ServerState final : public storage::ExpiryListener {
  public:
   ServerState(Config config, storage::Clock& clock);
   ~ServerState();
+  ServerState(const ServerState&) = delete;
+  ServerState& operator=(const ServerState&) = delete;
+
+  // Publishes the `expired` notification of a key that lazy or active expiry removed
+  // (notify.cc).
+  void KeyExpired(int db, std::string_view key) override;
 
   Config config;
   storage::Clock& clock;

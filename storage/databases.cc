@@ -19,7 +19,17 @@ Databases::~Databases() {
   reclaimer_.Drain();
 }
 
-void Databases::Swap(int a, int b) { std::swap(dbs_[a], dbs_[b]); }
+void Databases::Swap(int a, int b) {
+  std::swap(dbs_[a], dbs_[b]);
+  dbs_[a]->SetExpiryListener(expiry_listener_, a);
+  dbs_[b]->SetExpiryListener(expiry_listener_, b);
+}
+
+void Databases::SetExpiryListener(ExpiryListener* listener) {
+  expiry_listener_ = listener;
+  for (int i = 0; i < count(); ++i)
+    dbs_[static_cast<std::size_t>(i)]->SetExpiryListener(listener, i);
+}
 
 void Databases::Flush(int index) {
   Keyspace& ks = db(index);

@@ -30,6 +30,8 @@ class Databases {
   const Keyspace& db(int index) const { return *dbs_[static_cast<std::size_t>(index)]; }
 
   void Swap(int a, int b);
+  // Tells `listener` of every key that expires in any database (see ExpiryListener).
+  void SetExpiryListener(ExpiryListener* listener);
   // Empties one database, or all: large ones are handed to the reclaimer, so a flush of ten
   // million keys returns at once and is freed in slices.
   void Flush(int index);
@@ -52,6 +54,7 @@ class Databases {
   // Declared first: destroyed last, after every keyspace has given its entries back.
   EntryPool pool_;
   Reclaimer reclaimer_;
+  ExpiryListener* expiry_listener_ = nullptr;
   std::vector<std::unique_ptr<Keyspace>> dbs_;
 };
 

@@ -346,6 +346,7 @@ void Keyspace::Erase(Entry* entry) {
 
 void Keyspace::ExpireEntry(Entry* entry) {
   ++stats_.expired_keys;
+  if (expiry_listener_ != nullptr) expiry_listener_->KeyExpired(db_index_, entry->key());
   Erase(entry);
 }
 

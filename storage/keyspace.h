@@ -151,6 +151,17 @@ struct ExpireSample {
   bool wrapped = false;         // the sweep reached the end of the table and starts over
 };
 
+// Told of each key removed because its deadline passed (lazy expiry on a lookup, active expiry,
+// ExpireDue), just before the entry is erased: the key view dies when KeyExpired returns.
+// KeyExpired must not touch the keyspace.
+class ExpiryListener {
+ public:
+  virtual void KeyExpired(int db, std::string_view key) = 0;
+
+ protected:
+  ~ExpiryListener() = default;
+};
+
 struct KeyspaceStats {
   std::uint64_t expired_keys = 0;
 };
@@ -210,6 +221,15 @@ class Keyspace final : public LargeValue {
   // replaced. `entry` is invalid afterwards. Returns the new entry.
   Entry* MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing);
   void SetDeadline(Entry* entry, std::int64_t deadline_ms);
+  // Removes an entry whose deadline has passed, as lazy expiry does: counted in expired_keys and
+  // told to the expiry listener. The entry is invalid afterwards.
+  void ExpireEntry(Entry* entry);
+  // Who hears of expired keys, and the database number it is told. Stays with the index, not
+  // the contents: Swap and TakeAll leave it where it is.
+  void SetExpiryListener(ExpiryListener* listener, int db) {
+    expiry_listener_ = listener;
+    db_index_ = db;
+  }
   // Removes the entry; it is invalid afterwards.
   void Erase(Entry* entry);
   // Removes `key` if present and live; returns whether a live key was removed.
@@ -321,7 +341,6 @@ class Keyspace final : public LargeValue {
   Link* RandomBucket();
   void Unlink(Entry* entry);
   void Insert(Entry* entry, std::uint64_t hash);
-  void ExpireEntry(Entry* entry);
   void Free(Entry* entry);
   Entry* Allocate(std::size_t bytes);
   void MaybeGrow();
@@ -349,6 +368,8 @@ class Keyspace final : public LargeValue {
   std::uint64_t expire_cursor_ = 0;  // where active expiry's sweep goes on
   std::vector<Entry*> sweep_;        // one sweep step's entries, reused
   KeyspaceStats stats_;
+  ExpiryListener* expiry_listener_ = nullptr;
+  int db_index_ = 0;
   std::size_t bucket_bytes_ = 0;
   std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]
   std::string scratch_;

@@ -9,6 +9,7 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/errors.h"
+#include "server/notify.h"
 #include "storage/glob.h"
 
 namespace warden::server {
@@ -94,6 +95,7 @@ void ConfigSetCommand(CommandContext& ctx) {
   }
   // Every value is checked before any applies, as Redis's CONFIG SET is atomic.
   storage::EncodingLimits updated = ctx.server.config.encoding;
+  int notify_flags = ctx.server.config.notify_keyspace_events;
   const std::vector<ConfigValue> known = ConfigValues(ctx.server.config);
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view name = ctx.arg(i);
@@ -107,6 +109,15 @@ void ConfigSetCommand(CommandContext& ctx) {
     }
     if (ArgIs(name, "list-max-listpack-size") || ArgIs(name, "list-max-ziplist-size")) {
       if (!SetListMaxListpackSize(ctx, name, ctx.arg(i + 1), updated)) return;
+      continue;
+    }
+    if (ArgIs(name, "notify-keyspace-events")) {
+      const std::optional<int> flags = ParseNotifyKeyspaceEvents(ctx.arg(i + 1));
+      if (!flags) {
+        ConfigSetFailed(ctx, name, kBadNotifyClass);
+        return;
+      }
+      notify_flags = *flags;
       continue;
     }
     std::size_t* field = SettableOption(updated, name);
@@ -135,6 +146,7 @@ void ConfigSetCommand(CommandContext& ctx) {
     *field = static_cast<std::size_t>(n);
   }
   ctx.server.config.encoding = updated;
+  ctx.server.config.notify_keyspace_events = notify_flags;
   ctx.reply.Ok();
 }
 

@@ -3,6 +3,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/notify.h"
 
 namespace warden::server {
 namespace {
@@ -79,8 +80,10 @@ void ExpireGeneric(CommandContext& ctx, std::int64_t unit_ms, bool relative) {
   // Unlike SET with a past EXAT, EXPIRE with a past time deletes the key at once.
   if (when <= live_now) {
     keyspace.Erase(entry);
+    Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
   } else {
     keyspace.SetDeadline(entry, when);
+    Notify(ctx, notify::kGeneric, "expire", ctx.arg(1));
   }
   ctx.reply.Integer(1);
 }
@@ -91,6 +94,7 @@ enum class TtlUnit { kSeconds, kMilliseconds };
 void TtlGeneric(CommandContext& ctx, TtlUnit unit, bool absolute) {
   const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
   if (entry == nullptr) {
+    NotifyKeyMiss(ctx, ctx.arg(1));
     ctx.reply.Integer(-2);
     return;
   }
@@ -123,6 +127,7 @@ void PersistCommand(CommandContext& ctx) {
     return;
   }
   keyspace.SetDeadline(entry, kNoDeadline);
+  Notify(ctx, notify::kGeneric, "persist", ctx.arg(1));
   ctx.reply.Integer(1);
 }
 

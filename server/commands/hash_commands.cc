@@ -25,6 +25,11 @@ bool LookupHash(CommandContext& ctx, Entry*& hash) {
   return LookupTyped(ctx, ctx.arg(1), ValueType::kHash, hash);
 }
 
+// For the commands that only read the hash: a missing key publishes `keymiss`.
+bool ReadHash(CommandContext& ctx, Entry*& hash) {
+  return LookupTypedRead(ctx, ctx.arg(1), ValueType::kHash, hash);
+}
+
 // HSET and HMSET: the same write, a different reply.
 bool SetPairs(CommandContext& ctx, std::int64_t& created) {
   if (ctx.argc() % 2 == 1) {
@@ -35,11 +40,14 @@ bool SetPairs(CommandContext& ctx, std::int64_t& created) {
   Entry* hash = nullptr;
   if (!LookupHash(ctx, hash)) return false;
   storage::Keyspace& keyspace = ctx.keyspace();
+  if (hash == nullptr) NotifyNew(ctx, ctx.arg(1));
   created = 0;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     created +=
         storage::HashSet(keyspace, hash, ctx.arg(1), ctx.arg(i), ctx.arg(i + 1), ctx.limits());
   }
+  // Even when no field changed, as Redis does.
+  Notify(ctx, notify::kHash, "hset", ctx.arg(1));
   return true;
 }
 
@@ -47,7 +55,7 @@ enum class Part { kKeys, kValues, kBoth };
 
 void ReplyAll(CommandContext& ctx, Part part) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   if (hash == nullptr) {
     if (part == Part::kBoth) {
       ctx.reply.MapHeader(0);
@@ -78,7 +86,7 @@ void ReplyPair(CommandContext& ctx, std::string_view field, std::string_view val
 
 void RandomFieldsWithCount(CommandContext& ctx, std::int64_t count, bool with_values) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   if (hash == nullptr || count == 0) {
     ctx.reply.ArrayHeader(0);
     return;
@@ -151,13 +159,15 @@ void HsetnxCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
+  if (hash == nullptr) NotifyNew(ctx, ctx.arg(1));
   storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2), ctx.arg(3), ctx.limits());
+  Notify(ctx, notify::kHash, "hset", ctx.arg(1));
   ctx.reply.Integer(1);
 }
 
 void HgetCommand(CommandContext& ctx) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   const auto value = hash == nullptr ? std::nullopt : storage::HashGet(*hash, ctx.arg(2));
   if (value.has_value()) {
     ctx.reply.Bulk(*value);
@@ -168,7 +178,7 @@ void HgetCommand(CommandContext& ctx) {
 
 void HmgetCommand(CommandContext& ctx) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   ctx.reply.ArrayHeader(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     const auto value = hash == nullptr ? std::nullopt : storage::HashGet(*hash, ctx.arg(i));
@@ -187,18 +197,22 @@ void HdelCommand(CommandContext& ctx) {
   for (std::size_t i = 2; i < ctx.argc() && hash != nullptr; ++i) {
     deleted += storage::HashDelete(ctx.keyspace(), hash, ctx.arg(i));
   }
+  if (deleted > 0) {
+    Notify(ctx, notify::kHash, "hdel", ctx.arg(1));
+    if (hash == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  }
   ctx.reply.Integer(deleted);
 }
 
 void HlenCommand(CommandContext& ctx) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   ctx.reply.Integer(hash == nullptr ? 0 : static_cast<std::int64_t>(storage::HashLength(*hash)));
 }
 
 void HstrlenCommand(CommandContext& ctx) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   const auto value = hash == nullptr ? std::nullopt : storage::HashGet(*hash, ctx.arg(2));
   ctx.reply.Integer(value.has_value() ? static_cast<std::int64_t>(value->size()) : 0);
 }
@@ -218,8 +232,10 @@ void HincrbyCommand(CommandContext& ctx) {
   }
   if (!CheckedAdd(ctx, value, increment, value)) return;
   char digits[24];
+  if (hash == nullptr) NotifyNew(ctx, ctx.arg(1));
   storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2), FormatInt(value, digits),
                    ctx.limits());
+  Notify(ctx, notify::kHash, "hincrby", ctx.arg(1));
   ctx.reply.Integer(value);
 }
 
@@ -251,7 +267,9 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   }
   char buf[5200];
   const std::string_view text = FormatLongDouble(value, buf);
+  if (hash == nullptr) NotifyNew(ctx, ctx.arg(1));
   storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2), text, ctx.limits());
+  Notify(ctx, notify::kHash, "hincrbyfloat", ctx.arg(1));
   ctx.reply.Bulk(text);
 }
 
@@ -263,7 +281,7 @@ void HgetallCommand(CommandContext& ctx) { ReplyAll(ctx, Part::kBoth); }
 
 void HexistsCommand(CommandContext& ctx) {
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   ctx.reply.Integer(hash != nullptr && storage::HashGet(*hash, ctx.arg(2)).has_value() ? 1 : 0);
 }
 
@@ -271,7 +289,7 @@ void HscanCommand(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!ScanCursorArg(ctx, ctx.arg(2), cursor)) return;
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   if (hash == nullptr) {
     ScanReplyHeader(ctx, 0);
     ctx.reply.ArrayHeader(0);
@@ -317,7 +335,7 @@ void HrandfieldCommand(CommandContext& ctx) {
     return;
   }
   Entry* hash = nullptr;
-  if (!LookupHash(ctx, hash)) return;
+  if (!ReadHash(ctx, hash)) return;
   if (hash == nullptr) {
     ctx.reply.Null();
     return;

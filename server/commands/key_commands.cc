@@ -110,7 +110,10 @@ bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count) {
 void DelCommand(CommandContext& ctx) {
   std::int64_t deleted = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (ctx.keyspace().Erase(ctx.arg(i), ctx.now_ms)) ++deleted;
+    if (ctx.keyspace().Erase(ctx.arg(i), ctx.now_ms)) {
+      ++deleted;
+      Notify(ctx, notify::kGeneric, "del", ctx.arg(i));
+    }
   }
   ctx.reply.Integer(deleted);
 }
@@ -119,13 +122,18 @@ void ExistsCommand(CommandContext& ctx) {
   // Every argument counts, repeated ones included.
   std::int64_t found = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) ++found;
+    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) {
+      ++found;
+    } else {
+      NotifyKeyMiss(ctx, ctx.arg(i));
+    }
   }
   ctx.reply.Integer(found);
 }
 
 void TypeCommand(CommandContext& ctx) {
   const Entry* e = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  if (e == nullptr) NotifyKeyMiss(ctx, ctx.arg(1));
   ctx.reply.Status(e != nullptr ? TypeName(e->type()) : "none");
 }
 
@@ -178,7 +186,14 @@ void ScanCommand(CommandContext& ctx) {
     if (use_pattern && !storage::GlobMatch(pattern, e->key())) continue;
     if (e->ExpiredAt(ctx.now_ms)) {
       if (use_type && ArgIs(type, "none")) removed_none.emplace_back(e->key());
-      keyspace.Erase(e);
+      if (use_type) {
+        // Redis's TYPE filter is a read lookup: it expires the key, then misses it.
+        const std::string key(e->key());
+        keyspace.ExpireEntry(e);
+        NotifyKeyMiss(ctx, key);
+        continue;
+      }
+      keyspace.ExpireEntry(e);
       continue;
     }
     if (use_type && !ArgIs(type, TypeName(e->type()))) continue;

@@ -7,6 +7,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
+#include "server/notify.h"
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
@@ -65,6 +66,10 @@ void Rename(CommandContext& ctx, bool nx) {
   // The old destination goes with its TTL; the source's TTL comes along.
   if (dst != nullptr) keyspace.Erase(dst);
   keyspace.MoveTo(src, keyspace, ctx.arg(2), nullptr);
+  // Redis deletes an old destination and adds the key anew: it is always "new".
+  NotifyNew(ctx, ctx.arg(2));
+  Notify(ctx, notify::kGeneric, "rename_from", ctx.arg(1));
+  Notify(ctx, notify::kGeneric, "rename_to", ctx.arg(2));
   if (nx) {
     ctx.reply.Integer(1);
   } else {
@@ -113,6 +118,9 @@ void MoveCommand(CommandContext& ctx) {
     return;
   }
   src.MoveTo(entry, dst, ctx.arg(1), nullptr);
+  NotifyKeyspaceEvent(ctx.server, notify::kNew, "new", ctx.arg(1), db);
+  Notify(ctx, notify::kGeneric, "move_from", ctx.arg(1));
+  NotifyKeyspaceEvent(ctx.server, notify::kGeneric, "move_to", ctx.arg(1), db);
   ctx.server.blocking.SignalKey(db, ctx.arg(1));
   ctx.reply.Integer(1);
 }
@@ -138,6 +146,7 @@ void CopyCommand(CommandContext& ctx) {
   storage::Keyspace& src = ctx.keyspace();
   const Entry* entry = src.Find(ctx.arg(1), ctx.now_ms);
   if (entry == nullptr) {
+    NotifyKeyMiss(ctx, ctx.arg(1));
     ctx.reply.Integer(0);
     return;
   }
@@ -152,6 +161,8 @@ void CopyCommand(CommandContext& ctx) {
   const storage::Encoding encoding = entry->encoding();
   if (existing != nullptr) dst.Erase(existing);
   dst.Store(ctx.arg(2), value, deadline, nullptr, encoding);
+  NotifyKeyspaceEvent(ctx.server, notify::kNew, "new", ctx.arg(2), db);
+  NotifyKeyspaceEvent(ctx.server, notify::kGeneric, "copy_to", ctx.arg(2), db);
   ctx.server.blocking.SignalKey(db, ctx.arg(2));
   ctx.reply.Integer(1);
 }

@@ -11,6 +11,7 @@
 #include "server/commands/list_ops.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
+#include "server/notify.h"
 #include "storage/list.h"
 
 namespace warden::server {
@@ -18,6 +19,19 @@ namespace warden::server {
 using storage::Entry;
 using storage::ListEnd;
 using storage::ValueType;
+
+namespace {
+
+std::string_view PopEvent(ListEnd end) { return end == ListEnd::kHead ? "lpop" : "rpop"; }
+std::string_view PushEvent(ListEnd end) { return end == ListEnd::kHead ? "lpush" : "rpush"; }
+
+// After a pop from `key`: its event, and `del` when the list is gone (`list` nullptr).
+void NotifyPopped(CommandContext& ctx, std::string_view key, const Entry* list, ListEnd end) {
+  Notify(ctx, notify::kList, PopEvent(end), key);
+  if (list == nullptr) Notify(ctx, notify::kGeneric, "del", key);
+}
+
+}  // namespace
 
 bool ListEndArg(CommandContext& ctx, std::string_view arg, ListEnd& end) {
   if (ArgIs(arg, "left")) {
@@ -65,10 +79,11 @@ bool ParseMpopArgs(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out) {
   return true;
 }
 
-void PopOneReply(CommandContext& ctx, Entry*& list, ListEnd end) {
+void PopOneReply(CommandContext& ctx, std::string_view key, Entry*& list, ListEnd end) {
   std::string element;
   storage::ListPop(ctx.keyspace(), list, end, element);
   ctx.reply.Bulk(element);
+  NotifyPopped(ctx, key, list, end);
 }
 
 void PopOneWithKeyReply(CommandContext& ctx, std::string_view key, Entry*& list, ListEnd end) {
@@ -77,20 +92,23 @@ void PopOneWithKeyReply(CommandContext& ctx, std::string_view key, Entry*& list,
   ctx.reply.ArrayHeader(2);
   ctx.reply.Bulk(key);
   ctx.reply.Bulk(element);
+  NotifyPopped(ctx, key, list, end);
 }
 
-void PopCountReply(CommandContext& ctx, Entry*& list, ListEnd end, std::size_t count) {
+void PopCountReply(CommandContext& ctx, std::string_view key, Entry*& list, ListEnd end,
+                   std::size_t count) {
   std::vector<std::string> elements;
   storage::ListPopMany(ctx.keyspace(), list, end, count, elements);
   ctx.reply.ArrayHeader(elements.size());
   for (const std::string& e : elements) ctx.reply.Bulk(e);
+  if (!elements.empty()) NotifyPopped(ctx, key, list, end);
 }
 
 void PopWithKeyReply(CommandContext& ctx, std::string_view key, Entry*& list, ListEnd end,
                      std::size_t count) {
   ctx.reply.ArrayHeader(2);
   ctx.reply.Bulk(key);
-  PopCountReply(ctx, list, end, count);
+  PopCountReply(ctx, key, list, end, count);
 }
 
 void MoveReply(CommandContext& ctx, std::string_view src_key, Entry*& src, std::string_view dst_key,
@@ -100,13 +118,20 @@ void MoveReply(CommandContext& ctx, std::string_view src_key, Entry*& src, std::
   // lose its TTL, which Redis (pushing before it checks for an empty source) keeps.
   if (src_key == dst_key && storage::ListLength(*src) == 1) {
     ctx.reply.Bulk(*storage::ListIndex(*src, 0));
+    Notify(ctx, notify::kList, PushEvent(to), dst_key);
+    Notify(ctx, notify::kList, PopEvent(from), src_key);
     return;
   }
   std::string element;
   storage::ListPop(keyspace, src, from, element);
+  const bool src_gone = src == nullptr;
   Entry* dst = keyspace.Find(dst_key, ctx.now_ms);
+  if (dst == nullptr) NotifyNew(ctx, dst_key);
   storage::ListPush(keyspace, dst, dst_key, element, to, ctx.limits());
   if (src_key == dst_key) src = dst;
+  Notify(ctx, notify::kList, PushEvent(to), dst_key);
+  Notify(ctx, notify::kList, PopEvent(from), src_key);
+  if (src_gone) Notify(ctx, notify::kGeneric, "del", src_key);
   ctx.reply.Bulk(element);
 }
 
@@ -116,6 +141,11 @@ bool LookupList(CommandContext& ctx, std::string_view key, Entry*& list) {
   return LookupTyped(ctx, key, ValueType::kList, list);
 }
 
+// For the commands that only read the list: a missing key publishes `keymiss`.
+bool ReadList(CommandContext& ctx, std::string_view key, Entry*& list) {
+  return LookupTypedRead(ctx, key, ValueType::kList, list);
+}
+
 void Push(CommandContext& ctx, ListEnd end, bool only_existing) {
   Entry* list = nullptr;
   if (!LookupList(ctx, ctx.arg(1), list)) return;
@@ -123,10 +153,12 @@ void Push(CommandContext& ctx, ListEnd end, bool only_existing) {
     ctx.reply.Integer(0);
     return;
   }
+  if (list == nullptr) NotifyNew(ctx, ctx.arg(1));
   std::size_t length = 0;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     length = storage::ListPush(ctx.keyspace(), list, ctx.arg(1), ctx.arg(i), end, ctx.limits());
   }
+  Notify(ctx, notify::kList, PushEvent(end), ctx.arg(1));
   ctx.reply.Integer(static_cast<std::int64_t>(length));
 }
 
@@ -154,9 +186,9 @@ void Pop(CommandContext& ctx, ListEnd end) {
     return;
   }
   if (with_count) {
-    PopCountReply(ctx, list, end, static_cast<std::size_t>(count));
+    PopCountReply(ctx, ctx.arg(1), list, end, static_cast<std::size_t>(count));
   } else {
-    PopOneReply(ctx, list, end);
+    PopOneReply(ctx, ctx.arg(1), list, end);
   }
 }
 
@@ -189,7 +221,7 @@ void RpopCommand(CommandContext& ctx) { Pop(ctx, ListEnd::kTail); }
 
 void LlenCommand(CommandContext& ctx) {
   Entry* list = nullptr;
-  if (!LookupList(ctx, ctx.arg(1), list)) return;
+  if (!ReadList(ctx, ctx.arg(1), list)) return;
   ctx.reply.Integer(list == nullptr ? 0 : static_cast<std::int64_t>(storage::ListLength(*list)));
 }
 
@@ -199,7 +231,7 @@ void LrangeCommand(CommandContext& ctx) {
   std::int64_t stop = 0;
   if (!IntegerArg(ctx, ctx.arg(2), start) || !IntegerArg(ctx, ctx.arg(3), stop)) return;
   Entry* list = nullptr;
-  if (!LookupList(ctx, ctx.arg(1), list)) return;
+  if (!ReadList(ctx, ctx.arg(1), list)) return;
   const auto len = static_cast<std::int64_t>(list == nullptr ? 0 : storage::ListLength(*list));
   if (start < 0) start += len;
   if (stop < 0) stop += len;
@@ -219,7 +251,7 @@ void LrangeCommand(CommandContext& ctx) {
 
 void LindexCommand(CommandContext& ctx) {
   Entry* list = nullptr;
-  if (!LookupList(ctx, ctx.arg(1), list)) return;
+  if (!ReadList(ctx, ctx.arg(1), list)) return;
   if (list == nullptr) {
     ctx.reply.Null();
     return;
@@ -247,6 +279,7 @@ void LsetCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kIndexOutOfRange);
     return;
   }
+  Notify(ctx, notify::kList, "lset", ctx.arg(1));
   ctx.reply.Ok();
 }
 
@@ -264,8 +297,10 @@ void LinsertCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  ctx.reply.Integer(
-      storage::ListInsert(ctx.keyspace(), list, ctx.arg(3), ctx.arg(4), after, ctx.limits()));
+  const std::int64_t length =
+      storage::ListInsert(ctx.keyspace(), list, ctx.arg(3), ctx.arg(4), after, ctx.limits());
+  if (length >= 0) Notify(ctx, notify::kList, "linsert", ctx.arg(1));
+  ctx.reply.Integer(length);
 }
 
 void LremCommand(CommandContext& ctx) {
@@ -277,8 +312,10 @@ void LremCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  ctx.reply.Integer(
-      static_cast<std::int64_t>(storage::ListRemove(ctx.keyspace(), list, ctx.arg(3), count)));
+  const std::size_t removed = storage::ListRemove(ctx.keyspace(), list, ctx.arg(3), count);
+  if (removed > 0) Notify(ctx, notify::kList, "lrem", ctx.arg(1));
+  if (list == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  ctx.reply.Integer(static_cast<std::int64_t>(removed));
 }
 
 void LtrimCommand(CommandContext& ctx) {
@@ -287,7 +324,11 @@ void LtrimCommand(CommandContext& ctx) {
   if (!IntegerArg(ctx, ctx.arg(2), start) || !IntegerArg(ctx, ctx.arg(3), stop)) return;
   Entry* list = nullptr;
   if (!LookupList(ctx, ctx.arg(1), list)) return;
-  if (list != nullptr) storage::ListTrim(ctx.keyspace(), list, start, stop);
+  if (list != nullptr) {
+    storage::ListTrim(ctx.keyspace(), list, start, stop);
+    Notify(ctx, notify::kList, "ltrim", ctx.arg(1));
+    if (list == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  }
   ctx.reply.Ok();
 }
 
@@ -325,7 +366,7 @@ void LposCommand(CommandContext& ctx) {
   const bool from_tail = rank < 0;
   if (from_tail) rank = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(rank));
   Entry* list = nullptr;
-  if (!LookupList(ctx, ctx.arg(1), list)) return;
+  if (!ReadList(ctx, ctx.arg(1), list)) return;
   if (list == nullptr) {
     if (count != -1) {
       ctx.reply.ArrayHeader(0);

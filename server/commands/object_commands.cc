@@ -220,7 +220,11 @@ constexpr CommandSpec kMemoryTable[] = {
 void TouchCommand(CommandContext& ctx) {
   std::int64_t found = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) ++found;
+    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) {
+      ++found;
+    } else {
+      NotifyKeyMiss(ctx, ctx.arg(i));
+    }
   }
   ctx.reply.Integer(found);
 }

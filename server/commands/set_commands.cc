@@ -22,6 +22,11 @@ bool LookupSet(CommandContext& ctx, std::string_view key, Entry*& set) {
   return LookupTyped(ctx, key, ValueType::kSet, set);
 }
 
+// For the commands that only read the set: a missing key publishes `keymiss`.
+bool ReadSet(CommandContext& ctx, std::string_view key, Entry*& set) {
+  return LookupTypedRead(ctx, key, ValueType::kSet, set);
+}
+
 void ReplyMembers(CommandContext& ctx, const Entry& set) {
   ctx.reply.SetHeader(storage::SetSize(set));
   storage::SetForEach(set, [&](std::string_view m) { ctx.reply.Bulk(m); });
@@ -41,7 +46,7 @@ bool LookupSets(CommandContext& ctx, std::span<const std::string_view> keys,
   sets.clear();
   for (std::string_view key : keys) {
     Entry* set = nullptr;
-    if (!LookupSet(ctx, key, set)) return false;
+    if (!ReadSet(ctx, key, set)) return false;
     sets.push_back(set);
   }
   return true;
@@ -63,13 +68,22 @@ void OrderLikeRedis(CommandContext& ctx, std::vector<std::string>& members) {
 }
 
 // Replaces `key` with a set of `members` (or deletes it when there are none) and replies the
-// count, as the *STORE commands do. The old value, of any type, and its TTL go.
-void StoreResult(CommandContext& ctx, std::string_view key,
-                 const std::vector<std::string>& members) {
+// count, as the *STORE commands do. The old value, of any type, and its TTL go. `event` is the
+// command's notification.
+void StoreResult(CommandContext& ctx, std::string_view key, const std::vector<std::string>& members,
+                 std::string_view event) {
   storage::Keyspace& keyspace = ctx.keyspace();
-  keyspace.Erase(key, ctx.now_ms);
+  Entry* old = keyspace.Find(key, ctx.now_ms);
+  if (old != nullptr) keyspace.Erase(old);
+  if (members.empty()) {
+    if (old != nullptr) Notify(ctx, notify::kGeneric, "del", key);
+    ctx.reply.Integer(0);
+    return;
+  }
   Entry* set = nullptr;
   for (const std::string& m : members) storage::SetAdd(keyspace, set, key, m, ctx.limits());
+  if (old == nullptr) NotifyNew(ctx, key);
+  Notify(ctx, notify::kSet, event, key);
   ctx.reply.Integer(static_cast<std::int64_t>(members.size()));
 }
 
@@ -131,7 +145,10 @@ void SetOperation(CommandContext& ctx, SetOp op, bool store) {
   // SINTER lists members in the smallest set's order; SUNION and SDIFF build a new set first.
   if (op != SetOp::kInter || store) OrderLikeRedis(ctx, members);
   if (store) {
-    StoreResult(ctx, ctx.arg(1), members);
+    StoreResult(ctx, ctx.arg(1), members,
+                op == SetOp::kInter   ? "sinterstore"
+                : op == SetOp::kUnion ? "sunionstore"
+                                      : "sdiffstore");
     return;
   }
   ctx.reply.SetHeader(members.size());
@@ -144,10 +161,12 @@ void SaddCommand(CommandContext& ctx) {
   if (!ElementsFit(ctx, 2, 1)) return;
   Entry* set = nullptr;
   if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (set == nullptr) NotifyNew(ctx, ctx.arg(1));
   std::int64_t added = 0;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     added += storage::SetAdd(ctx.keyspace(), set, ctx.arg(1), ctx.arg(i), ctx.limits());
   }
+  if (added > 0) Notify(ctx, notify::kSet, "sadd", ctx.arg(1));
   ctx.reply.Integer(added);
 }
 
@@ -158,12 +177,16 @@ void SremCommand(CommandContext& ctx) {
   for (std::size_t i = 2; i < ctx.argc() && set != nullptr; ++i) {
     removed += storage::SetRemove(ctx.keyspace(), set, ctx.arg(i));
   }
+  if (removed > 0) {
+    Notify(ctx, notify::kSet, "srem", ctx.arg(1));
+    if (set == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  }
   ctx.reply.Integer(removed);
 }
 
 void SmembersCommand(CommandContext& ctx) {
   Entry* set = nullptr;
-  if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (!ReadSet(ctx, ctx.arg(1), set)) return;
   if (set == nullptr) {
     ctx.reply.SetHeader(0);
     return;
@@ -173,13 +196,13 @@ void SmembersCommand(CommandContext& ctx) {
 
 void SismemberCommand(CommandContext& ctx) {
   Entry* set = nullptr;
-  if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (!ReadSet(ctx, ctx.arg(1), set)) return;
   ctx.reply.Integer(set != nullptr && storage::SetContains(*set, ctx.arg(2)) ? 1 : 0);
 }
 
 void SmismemberCommand(CommandContext& ctx) {
   Entry* set = nullptr;
-  if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (!ReadSet(ctx, ctx.arg(1), set)) return;
   ctx.reply.ArrayHeader(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     ctx.reply.Integer(set != nullptr && storage::SetContains(*set, ctx.arg(i)) ? 1 : 0);
@@ -188,7 +211,7 @@ void SmismemberCommand(CommandContext& ctx) {
 
 void ScardCommand(CommandContext& ctx) {
   Entry* set = nullptr;
-  if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (!ReadSet(ctx, ctx.arg(1), set)) return;
   ctx.reply.Integer(set == nullptr ? 0 : static_cast<std::int64_t>(storage::SetSize(*set)));
 }
 
@@ -217,14 +240,22 @@ void SpopCommand(CommandContext& ctx) {
   if (!with_count) {
     const std::string member = storage::SetRandomMember(*set, ctx.server.random);
     storage::SetRemove(keyspace, set, member);
+    Notify(ctx, notify::kSet, "spop", ctx.arg(1));
     ctx.reply.Bulk(member);
+    if (set == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     return;
   }
+  if (count == 0) {
+    ctx.reply.SetHeader(0);
+    return;
+  }
+  Notify(ctx, notify::kSet, "spop", ctx.arg(1));
   const std::size_t size = storage::SetSize(*set);
   if (static_cast<std::uint64_t>(count) >= size) {
     // The whole set, and the key goes.
     ReplyMembers(ctx, *set);
     keyspace.Erase(set);
+    Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     return;
   }
   ctx.reply.SetHeader(static_cast<std::size_t>(count));
@@ -242,7 +273,7 @@ void SrandmemberCommand(CommandContext& ctx) {
   }
   if (ctx.argc() == 2) {
     Entry* set = nullptr;
-    if (!LookupSet(ctx, ctx.arg(1), set)) return;
+    if (!ReadSet(ctx, ctx.arg(1), set)) return;
     if (set == nullptr) {
       ctx.reply.Null();
     } else {
@@ -253,7 +284,7 @@ void SrandmemberCommand(CommandContext& ctx) {
   std::int64_t count = 0;
   if (!RandomCountArg(ctx, ctx.arg(2), count)) return;
   Entry* set = nullptr;
-  if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (!ReadSet(ctx, ctx.arg(1), set)) return;
   if (set == nullptr || count == 0) {
     ctx.reply.ArrayHeader(0);
     return;
@@ -318,8 +349,13 @@ void SmoveCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
+  Notify(ctx, notify::kSet, "srem", ctx.arg(1));
+  if (src == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  if (dst == nullptr) NotifyNew(ctx, ctx.arg(2));
   // Removing from the source never moves the destination's entry.
-  storage::SetAdd(keyspace, dst, ctx.arg(2), member, ctx.limits());
+  if (storage::SetAdd(keyspace, dst, ctx.arg(2), member, ctx.limits())) {
+    Notify(ctx, notify::kSet, "sadd", ctx.arg(2));
+  }
   ctx.reply.Integer(1);
 }
 
@@ -363,7 +399,7 @@ void SscanCommand(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!ScanCursorArg(ctx, ctx.arg(2), cursor)) return;
   Entry* set = nullptr;
-  if (!LookupSet(ctx, ctx.arg(1), set)) return;
+  if (!ReadSet(ctx, ctx.arg(1), set)) return;
   if (set == nullptr) {
     ScanReplyHeader(ctx, 0);
     ctx.reply.ArrayHeader(0);

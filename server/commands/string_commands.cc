@@ -18,6 +18,7 @@
 #include "server/commands/set_options.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
+#include "server/notify.h"
 
 namespace warden::server {
 namespace {
@@ -111,6 +112,8 @@ ConditionResult CheckCondition(SetCondition condition, std::string_view operand,
 // Shared by SET, SETNX, SETEX and PSETEX once their arguments are validated.
 void StoreValue(CommandContext& ctx, std::string_view key, std::string_view value,
                 const SetOptions& options, std::int64_t deadline_ms) {
+  // EX, PX, EXAT, PXAT, SETEX and PSETEX (not KEEPTTL) publish `expire` after `set`.
+  const bool sets_deadline = deadline_ms != kNoDeadline;
   storage::Keyspace& keyspace = ctx.keyspace();
   Entry* entry = keyspace.Find(key, ctx.now_ms);
   // SET overwrites any type, but what GET or a value condition would read must be a string.
@@ -130,6 +133,7 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
     if (entry != nullptr) {
       ctx.reply.Bulk(entry->value());
     } else {
+      NotifyKeyMiss(ctx, key);
       ctx.reply.Null();
     }
   }
@@ -140,7 +144,11 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   if (options.expiry == SetExpiry::kKeepTtl) {
     deadline_ms = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
   }
+  const bool created = entry == nullptr;
   keyspace.Store(key, value, deadline_ms, entry);
+  if (created) NotifyNew(ctx, key);
+  Notify(ctx, notify::kString, "set", key);
+  if (sets_deadline) Notify(ctx, notify::kGeneric, "expire", key);
   if (!options.get) ctx.reply.Ok();
 }
 
@@ -159,6 +167,8 @@ void IncrBy(CommandContext& ctx, std::int64_t increment) {
   // INCR keeps the key's TTL.
   const std::int64_t deadline = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
   keyspace.Store(key, FormatInt(value, digits), deadline, entry);
+  if (entry == nullptr) NotifyNew(ctx, key);
+  Notify(ctx, notify::kString, "incrby", key);
   ctx.reply.Integer(value);
 }
 
@@ -214,6 +224,7 @@ void MgetBatch(CommandContext& ctx, storage::Keyspace& keyspace, std::size_t fir
     const Entry* entry = keyspace.Find(ctx.arg(i), ctx.now_ms);
     // A key of another type reads as missing, never as an error.
     if (entry == nullptr || !entry->is_string()) {
+      if (entry == nullptr) NotifyKeyMiss(ctx, ctx.arg(i));
       ++ctx.server.stats.keyspace_misses;
       ctx.reply.Null();
     } else {
@@ -334,6 +345,8 @@ void SetnxCommand(CommandContext& ctx) {
     return;
   }
   keyspace.Store(ctx.arg(1), ctx.arg(2), kNoDeadline, nullptr);
+  NotifyNew(ctx, ctx.arg(1));
+  Notify(ctx, notify::kString, "set", ctx.arg(1));
   ctx.reply.Integer(1);
 }
 
@@ -343,7 +356,7 @@ void PsetexCommand(CommandContext& ctx) { SetWithExpire(ctx, 1); }
 
 void GetCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ++ctx.server.stats.keyspace_misses;
     ctx.reply.Null();
@@ -387,6 +400,7 @@ void DelexCommand(CommandContext& ctx) {
   }
   if (ctx.argc() == 2) {
     keyspace.Erase(entry);
+    Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     ctx.reply.Integer(1);
     return;
   }
@@ -417,6 +431,7 @@ void DelexCommand(CommandContext& ctx) {
       return;
     case ConditionResult::kHolds:
       keyspace.Erase(entry);
+      Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
       ctx.reply.Integer(1);
       return;
   }
@@ -424,7 +439,7 @@ void DelexCommand(CommandContext& ctx) {
 
 void DigestCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Null();
     return;
@@ -442,7 +457,10 @@ void MsetCommand(CommandContext& ctx) {
   if (!CheckPairs(ctx)) return;
   storage::Keyspace& keyspace = ctx.keyspace();
   for (std::size_t i = 1; i < ctx.argc(); i += 2) {
-    keyspace.Store(ctx.arg(i), ctx.arg(i + 1), kNoDeadline, keyspace.Find(ctx.arg(i), ctx.now_ms));
+    Entry* existing = keyspace.Find(ctx.arg(i), ctx.now_ms);
+    keyspace.Store(ctx.arg(i), ctx.arg(i + 1), kNoDeadline, existing);
+    if (existing == nullptr) NotifyNew(ctx, ctx.arg(i));
+    Notify(ctx, notify::kString, "set", ctx.arg(i));
   }
   ctx.reply.Ok();
 }
@@ -458,7 +476,10 @@ void MsetnxCommand(CommandContext& ctx) {
   }
   // A key named twice gets its last value.
   for (std::size_t i = 1; i < ctx.argc(); i += 2) {
-    keyspace.Store(ctx.arg(i), ctx.arg(i + 1), kNoDeadline, keyspace.Find(ctx.arg(i), ctx.now_ms));
+    Entry* existing = keyspace.Find(ctx.arg(i), ctx.now_ms);
+    keyspace.Store(ctx.arg(i), ctx.arg(i + 1), kNoDeadline, existing);
+    if (existing == nullptr) NotifyNew(ctx, ctx.arg(i));
+    Notify(ctx, notify::kString, "set", ctx.arg(i));
   }
   ctx.reply.Integer(1);
 }
@@ -481,13 +502,14 @@ void MgetCommand(CommandContext& ctx) {
 
 void GetdelCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Null();
     return;
   }
   ctx.reply.Bulk(entry->value());
   ctx.keyspace().Erase(entry);
+  Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
 }
 
 void GetexCommand(CommandContext& ctx) {
@@ -497,7 +519,7 @@ void GetexCommand(CommandContext& ctx) {
     return;
   }
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Null();
     return;
@@ -510,19 +532,22 @@ void GetexCommand(CommandContext& ctx) {
     // Unlike SET, a deadline already past deletes the key.
     if (deadline <= ctx.live_now_ms()) {
       keyspace.Erase(entry);
+      Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
       return;
     }
   }
   if (options.expiry != SetExpiry::kNone) {
     keyspace.SetDeadline(entry, deadline);
-  } else if (options.persist) {
+    Notify(ctx, notify::kGeneric, "expire", ctx.arg(1));
+  } else if (options.persist && entry->has_deadline()) {
     keyspace.SetDeadline(entry, kNoDeadline);
+    Notify(ctx, notify::kGeneric, "persist", ctx.arg(1));
   }
 }
 
 void GetsetCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Null();
   } else {
@@ -530,6 +555,8 @@ void GetsetCommand(CommandContext& ctx) {
   }
   // GETSET is SET ... GET: the TTL goes.
   ctx.keyspace().Store(ctx.arg(1), ctx.arg(2), kNoDeadline, entry);
+  if (entry == nullptr) NotifyNew(ctx, ctx.arg(1));
+  Notify(ctx, notify::kString, "set", ctx.arg(1));
 }
 
 void IncrbyfloatCommand(CommandContext& ctx) {
@@ -551,6 +578,8 @@ void IncrbyfloatCommand(CommandContext& ctx) {
   const std::string_view text = FormatLongDouble(value, buf);
   const std::int64_t deadline = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
   ctx.keyspace().Store(ctx.arg(1), text, deadline, entry, storage::Encoding::kStringNoInt);
+  if (entry == nullptr) NotifyNew(ctx, ctx.arg(1));
+  Notify(ctx, notify::kString, "incrbyfloat", ctx.arg(1));
   ctx.reply.Bulk(text);
 }
 

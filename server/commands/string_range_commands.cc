@@ -42,6 +42,8 @@ void AppendCommand(CommandContext& ctx) {
   const std::string_view tail = ctx.arg(2);
   if (entry == nullptr) {
     entry = keyspace.Store(ctx.arg(1), tail, storage::kNoDeadline, nullptr);
+    NotifyNew(ctx, ctx.arg(1));
+    Notify(ctx, notify::kString, "append", ctx.arg(1));
     ctx.reply.Integer(static_cast<std::int64_t>(tail.size()));
     return;
   }
@@ -54,12 +56,13 @@ void AppendCommand(CommandContext& ctx) {
   entry = keyspace.ResizeValue(entry, old_len + tail.size(), storage::Encoding::kStringRaw);
   if (!tail.empty())
     std::memcpy(storage::Keyspace::ValueBytes(entry) + old_len, tail.data(), tail.size());
+  Notify(ctx, notify::kString, "append", ctx.arg(1));
   ctx.reply.Integer(static_cast<std::int64_t>(entry->value().size()));
 }
 
 void StrlenCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), ValueType::kString, entry)) return;
   ctx.reply.Integer(entry == nullptr ? 0 : static_cast<std::int64_t>(entry->value().size()));
 }
 
@@ -68,7 +71,7 @@ void GetrangeCommand(CommandContext& ctx) {
   std::int64_t end = 0;
   if (!IntegerArg(ctx, ctx.arg(2), start) || !IntegerArg(ctx, ctx.arg(3), end)) return;
   Entry* entry = nullptr;
-  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, entry)) return;
+  if (!LookupTypedRead(ctx, ctx.arg(1), ValueType::kString, entry)) return;
   if (entry == nullptr) {
     ctx.reply.Bulk("");
     return;
@@ -116,6 +119,7 @@ void SetrangeCommand(CommandContext& ctx) {
   if (entry == nullptr) {
     entry = keyspace.Store(ctx.arg(1), {}, storage::kNoDeadline, nullptr,
                            storage::Encoding::kStringRaw);
+    NotifyNew(ctx, ctx.arg(1));
   }
   // In place: only the patch (and any zero padding) is written.
   const std::size_t old_len = entry->value().size();
@@ -124,13 +128,16 @@ void SetrangeCommand(CommandContext& ctx) {
   char* bytes = storage::Keyspace::ValueBytes(entry);
   if (at > old_len) std::memset(bytes + old_len, 0, at - old_len);
   std::memcpy(bytes + at, patch.data(), patch.size());
+  Notify(ctx, notify::kString, "setrange", ctx.arg(1));
   ctx.reply.Integer(static_cast<std::int64_t>(entry->value().size()));
 }
 
 void LcsCommand(CommandContext& ctx) {
   storage::Keyspace& keyspace = ctx.keyspace();
   const Entry* ea = keyspace.Find(ctx.arg(1), ctx.now_ms);
+  if (ea == nullptr) NotifyKeyMiss(ctx, ctx.arg(1));
   const Entry* eb = keyspace.Find(ctx.arg(2), ctx.now_ms);
+  if (eb == nullptr) NotifyKeyMiss(ctx, ctx.arg(2));
   if ((ea != nullptr && !ea->is_string()) || (eb != nullptr && !eb->is_string())) {
     ctx.reply.Error(errors::kLcsNotStrings);
     return;

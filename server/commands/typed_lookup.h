@@ -7,6 +7,7 @@
 
 #include "server/command_context.h"
 #include "server/errors.h"
+#include "server/notify.h"
 #include "storage/keyspace.h"
 
 namespace warden::server {
@@ -20,6 +21,15 @@ inline bool LookupTyped(CommandContext& ctx, std::string_view key, storage::Valu
     ctx.reply.Error(errors::kWrongType);
     return false;
   }
+  return true;
+}
+
+// LookupTyped for a command that only reads the key (Redis's lookupKeyRead): a missing key
+// publishes `keymiss`.
+inline bool LookupTypedRead(CommandContext& ctx, std::string_view key, storage::ValueType type,
+                            storage::Entry*& entry) {
+  if (!LookupTyped(ctx, key, type, entry)) return false;
+  if (entry == nullptr) NotifyKeyMiss(ctx, key);
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/commands/zset_ops.h"
 #include "server/errors.h"
+#include "server/notify.h"
 #include "storage/glob.h"
 
 namespace warden::server {
@@ -25,6 +26,17 @@ using storage::ValueType;
 
 bool LookupZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
   return LookupTyped(ctx, key, ValueType::kZset, zset);
+}
+
+// For the commands that only read the sorted set: a missing key publishes `keymiss`.
+bool ReadZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
+  return LookupTypedRead(ctx, key, ValueType::kZset, zset);
+}
+
+// ZADD's notifications, sent even when a NaN stopped it halfway (Redis's cleanup path).
+void NotifyZadd(CommandContext& ctx, bool created, std::int64_t changed, bool incr) {
+  if (created) NotifyNew(ctx, ctx.arg(1));
+  if (changed > 0) Notify(ctx, notify::kZset, incr ? "zincr" : "zadd", ctx.arg(1));
 }
 
 // Redis's zaddGenericCommand, which ZINCRBY shares: options are read first (so ZINCRBY takes
@@ -83,6 +95,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr) {
   std::int64_t updated = 0;
   bool processed = false;
   double last_score = 0;
+  const bool missing = zset == nullptr;
   if (zset != nullptr || !flags.xx) {
     for (std::size_t i = at; i < ctx.argc(); i += 2) {
       double score = 0;
@@ -91,6 +104,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr) {
                                                      ctx.arg(i + 1), score, flags, ctx.limits());
       if (r.nan) {
         ctx.reply.Error(errors::kZsetNanResult);
+        NotifyZadd(ctx, missing && zset != nullptr, added + updated, flags.incr);
         return;
       }
       added += r.added;
@@ -110,6 +124,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr) {
   } else {
     ctx.reply.Integer(ch ? added + updated : added);
   }
+  NotifyZadd(ctx, missing && zset != nullptr, added + updated, flags.incr);
 }
 
 // The pop count of ZPOPMIN/ZPOPMAX: a non-negative integer, or Redis's "must be positive".
@@ -146,7 +161,7 @@ void ReplyMemberAndScore(CommandContext& ctx, std::string_view member, double sc
 
 void ZrandmemberWithCount(CommandContext& ctx, std::int64_t count, bool with_scores) {
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   if (zset == nullptr || count == 0) {
     ctx.reply.ArrayHeader(0);
     return;
@@ -218,7 +233,7 @@ void ZincrbyCommand(CommandContext& ctx) { ZaddGeneric(ctx, true); }
 
 void ZscoreCommand(CommandContext& ctx) {
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   const std::optional<double> score =
       zset == nullptr ? std::nullopt : storage::ZsetScore(*zset, ctx.arg(2));
   if (score) {
@@ -230,7 +245,7 @@ void ZscoreCommand(CommandContext& ctx) {
 
 void ZmscoreCommand(CommandContext& ctx) {
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   ctx.reply.ArrayHeader(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     const std::optional<double> score =
@@ -245,7 +260,7 @@ void ZmscoreCommand(CommandContext& ctx) {
 
 void ZcardCommand(CommandContext& ctx) {
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   ctx.reply.Integer(zset == nullptr ? 0 : static_cast<std::int64_t>(storage::ZsetSize(*zset)));
 }
 
@@ -256,12 +271,16 @@ void ZremCommand(CommandContext& ctx) {
   for (std::size_t i = 2; i < ctx.argc() && zset != nullptr; ++i) {
     removed += storage::ZsetRemove(ctx.keyspace(), zset, ctx.arg(i));
   }
+  if (removed > 0) {
+    Notify(ctx, notify::kZset, "zrem", ctx.arg(1));
+    if (zset == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  }
   ctx.reply.Integer(removed);
 }
 
 void ZrankCommand(CommandContext& ctx) {
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   const std::optional<std::size_t> rank =
       zset == nullptr ? std::nullopt : storage::ZsetRank(*zset, ctx.arg(2));
   if (rank) {
@@ -273,7 +292,7 @@ void ZrankCommand(CommandContext& ctx) {
 
 void ZrevrankCommand(CommandContext& ctx) {
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   const std::optional<std::size_t> rank =
       zset == nullptr ? std::nullopt : storage::ZsetRank(*zset, ctx.arg(2));
   if (rank) {
@@ -319,7 +338,7 @@ void ZrandmemberCommand(CommandContext& ctx) {
     return;
   }
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   if (zset == nullptr) {
     ctx.reply.Null();
     return;
@@ -335,7 +354,7 @@ void ZscanCommand(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!ScanCursorArg(ctx, ctx.arg(2), cursor)) return;
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   if (zset == nullptr) {
     ScanReplyHeader(ctx, 0);
     ctx.reply.ArrayHeader(0);

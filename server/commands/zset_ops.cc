@@ -9,6 +9,7 @@
 
 #include "protocol/request_parser.h"
 #include "server/errors.h"
+#include "server/notify.h"
 
 namespace warden::server {
 namespace {
@@ -123,6 +124,9 @@ void ReplyZpop(CommandContext& ctx, storage::Entry*& zset, std::string_view key,
     ctx.reply.Bulk(item.member);
     ctx.reply.Double(item.score);
   }
+  if (n == 0) return;
+  Notify(ctx, notify::kZset, max ? "zpopmax" : "zpopmin", key);
+  if (zset == nullptr) Notify(ctx, notify::kGeneric, "del", key);
 }
 
 bool ParseZmpopArgs(CommandContext& ctx, std::size_t numkeys_at, ZmpopArgs& out) {

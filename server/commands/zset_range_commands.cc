@@ -10,6 +10,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/commands/zset_ops.h"
 #include "server/errors.h"
+#include "server/notify.h"
 
 namespace warden::server {
 namespace {
@@ -21,6 +22,11 @@ enum class Direction { kAuto, kForward, kReverse };
 
 bool LookupZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
   return LookupTyped(ctx, key, storage::ValueType::kZset, zset);
+}
+
+// For the commands that only read the sorted set: a missing key publishes `keymiss`.
+bool ReadZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
+  return LookupTypedRead(ctx, key, storage::ValueType::kZset, zset);
 }
 
 // Redis's rank sanitizing (ZRANGE, ZREMRANGEBYRANK): negative ranks count from the end; false
@@ -44,9 +50,10 @@ bool ClampRanks(std::int64_t start, std::int64_t end, std::size_t size, std::siz
 void StoreRange(CommandContext& ctx, std::vector<storage::ZsetItem>& items, bool by_rank,
                 bool reverse) {
   storage::Keyspace& keyspace = ctx.keyspace();
-  keyspace.Erase(ctx.arg(1), ctx.now_ms);
+  const bool existed = keyspace.Erase(ctx.arg(1), ctx.now_ms);
   if (items.empty()) {
     ctx.reply.Integer(0);
+    if (existed) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     return;
   }
   const storage::EncodingLimits& limits = ctx.limits();
@@ -66,6 +73,8 @@ void StoreRange(CommandContext& ctx, std::vector<storage::ZsetItem>& items, bool
   }
   if (reverse) std::reverse(items.begin(), items.end());
   storage::ZsetStore(keyspace, ctx.arg(1), items, !sorted_from_start && convert_at == items.size());
+  if (!existed) NotifyNew(ctx, ctx.arg(1));
+  Notify(ctx, notify::kZset, "zrangestore", ctx.arg(1));
   ctx.reply.Integer(static_cast<std::int64_t>(items.size()));
 }
 
@@ -131,7 +140,7 @@ void ZrangeGeneric(CommandContext& ctx, std::size_t src_at, bool store, RangeBy 
     return;
   }
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(src_at), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(src_at), zset)) return;
   std::vector<storage::ZsetItem> items;
   if (zset == nullptr) {
     if (store) {
@@ -220,6 +229,14 @@ void ZremrangeGeneric(CommandContext& ctx, RemoveBy by) {
   }
   const std::size_t removed =
       past > first ? storage::ZsetRemoveRange(ctx.keyspace(), zset, first, past) : 0;
+  if (removed > 0) {
+    Notify(ctx, notify::kZset,
+           by == RemoveBy::kRank    ? "zremrangebyrank"
+           : by == RemoveBy::kScore ? "zremrangebyscore"
+                                    : "zremrangebylex",
+           ctx.arg(1));
+    if (zset == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  }
   ctx.reply.Integer(static_cast<std::int64_t>(removed));
 }
 
@@ -260,7 +277,7 @@ void ZcountCommand(CommandContext& ctx) {
     return;
   }
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   if (zset == nullptr) {
     ctx.reply.Integer(0);
     return;
@@ -277,7 +294,7 @@ void ZlexcountCommand(CommandContext& ctx) {
     return;
   }
   Entry* zset = nullptr;
-  if (!LookupZset(ctx, ctx.arg(1), zset)) return;
+  if (!ReadZset(ctx, ctx.arg(1), zset)) return;
   if (zset == nullptr) {
     ctx.reply.Integer(0);
     return;

@@ -13,6 +13,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/commands/zset_ops.h"
 #include "server/errors.h"
+#include "server/notify.h"
 #include "storage/set.h"
 
 namespace warden::server {
@@ -155,6 +156,7 @@ void ZsetOperation(CommandContext& ctx, std::size_t numkeys_at, SetOp op, bool s
   std::vector<Source> sources(n);
   for (std::size_t i = 0; i < n; ++i) {
     Entry* e = ctx.keyspace().Find(ctx.arg(numkeys_at + 1 + i), ctx.now_ms);
+    if (e == nullptr) NotifyKeyMiss(ctx, ctx.arg(numkeys_at + 1 + i));
     if (e != nullptr && e->type() != storage::ValueType::kZset &&
         e->type() != storage::ValueType::kSet) {
       ctx.reply.Error(errors::kWrongType);
@@ -216,10 +218,18 @@ void ZsetOperation(CommandContext& ctx, std::size_t numkeys_at, SetOp op, bool s
   SortItems(items);
   if (store) {
     storage::Keyspace& keyspace = ctx.keyspace();
-    keyspace.Erase(ctx.arg(1), ctx.now_ms);
+    const bool existed = keyspace.Erase(ctx.arg(1), ctx.now_ms);
     if (!items.empty()) {
       // Built as a skiplist, then made a listpack if it is small enough.
       storage::ZsetStore(keyspace, ctx.arg(1), items, storage::ZsetFitsPacked(items, ctx.limits()));
+      if (!existed) NotifyNew(ctx, ctx.arg(1));
+      Notify(ctx, notify::kZset,
+             op == SetOp::kUnion   ? "zunionstore"
+             : op == SetOp::kInter ? "zinterstore"
+                                   : "zdiffstore",
+             ctx.arg(1));
+    } else if (existed) {
+      Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     }
     ctx.reply.Integer(static_cast<std::int64_t>(items.size()));
     return;
