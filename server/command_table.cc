@@ -179,6 +179,12 @@ constexpr CommandSpec kCommandTable[] = {
     {"config",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ConfigSubcommands},
     {"time",           1, kLoading | kStale | kFast,               TimeCommand,        0, 0, 0, "@fast"},
     {"wait",           3, kNoScript,                               WaitCommand,        0, 0, 0, "@slow @connection"},
+    // Transactions (transaction_commands.cc).
+    {"multi",          1, kNoScript | kLoading | kStale | kFast | kAllowBusy, MultiCommand, 0, 0, 0, "@fast @transaction"},
+    {"exec",           1, kNoScript | kLoading | kStale | kSkipSlowlog, ExecCommand, 0, 0, 0, "@slow @transaction"},
+    {"discard",        1, kNoScript | kLoading | kStale | kFast | kAllowBusy, DiscardCommand, 0, 0, 0, "@fast @transaction"},
+    {"watch",         -2, kNoScript | kLoading | kStale | kFast | kAllowBusy, WatchCommand, 1, -1, 1, "@fast @transaction"},
+    {"unwatch",        1, kNoScript | kLoading | kStale | kFast | kAllowBusy, UnwatchCommand, 0, 0, 0, "@fast @transaction"},
     {"debug",         -2, kAdmin | kNoScript | kLoading | kStale | kProtected, DebugCommand, 0, 0, 0, "@admin @slow @dangerous"},
 };
 // clang-format on

@@ -31,6 +31,8 @@ enum CommandFlag : std::uint32_t {
   kMovableKeys = 1u << 12,
   kProtected = 1u << 13,  // DEBUG: refused unless enable-debug-command allows it
   kBlocking = 1u << 14,
+  kSkipSlowlog = 1u << 15,
+  kNoMulti = 1u << 16,  // refused inside MULTI (SHUTDOWN, SAVE, SYNC, PSYNC)
 };
 
 struct CommandSpec {

@@ -388,6 +388,7 @@ void Server::Adopt(Connection* c) {
 void Server::Unlink(Connection* c) {
   resume_.erase(std::remove(resume_.begin(), resume_.end(), c), resume_.end());
   state_.blocking.Remove(c->session());
+  DiscardTransaction(state_, c->session());
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {

@@ -13,6 +13,7 @@
 #include "server/config.h"
 #include "server/pubsub.h"
 #include "server/session.h"
+#include "server/watched_keys.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
 #include "storage/databases.h"
@@ -54,6 +55,7 @@ class ServerState {
   storage::Clock& clock;
   storage::Random random;
   storage::Databases dbs;
+  WatchedKeys watched_keys{dbs};
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   BlockingRegistry blocking;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "server/transaction.h"
+
 namespace warden::server {
 
 struct CommandSpec;
@@ -46,6 +48,9 @@ struct Session {
   // Its connection, for a blocked client's reply; null where a client cannot block (scripts,
   // command tests).
   BlockedClientHost* host = nullptr;
+  // Between MULTI and EXEC: the one flag Dispatch tests for every command (transaction.h).
+  bool in_multi = false;
+  MultiState multi;
 };
 
 }  // namespace warden::server

@@ -51,6 +51,7 @@ void QuitCommand(CommandContext& ctx) {
 
 void ResetCommand(CommandContext& ctx) {
   Session& s = ctx.session;
+  DiscardTransaction(ctx.server, s);
   s.name.clear();
   s.db = 0;
   s.resp = 2;
