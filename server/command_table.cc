@@ -190,6 +190,12 @@ constexpr CommandSpec kCommandTable[] = {
     {"spublish",       3, kPubSub | kLoading | kStale | kFast | kMayReplicate, SpublishCommand, 1, 1, 1, "@pubsub @fast"},
     {"pubsub",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", PubsubSubcommands},
     {"monitor",        1, kAdmin | kNoScript | kLoading | kStale,  MonitorCommand,     0, 0, 0, "@admin @slow @dangerous"},
+    // Transactions (transaction_commands.cc).
+    {"multi",          1, kNoScript | kLoading | kStale | kFast | kAllowBusy, MultiCommand, 0, 0, 0, "@fast @transaction"},
+    {"exec",           1, kNoScript | kLoading | kStale | kSkipSlowlog, ExecCommand, 0, 0, 0, "@slow @transaction"},
+    {"discard",        1, kNoScript | kLoading | kStale | kFast | kAllowBusy, DiscardCommand, 0, 0, 0, "@fast @transaction"},
+    {"watch",         -2, kNoScript | kLoading | kStale | kFast | kAllowBusy, WatchCommand, 1, -1, 1, "@fast @transaction"},
+    {"unwatch",        1, kNoScript | kLoading | kStale | kFast | kAllowBusy, UnwatchCommand, 0, 0, 0, "@fast @transaction"},
     {"debug",         -2, kAdmin | kNoScript | kLoading | kStale | kProtected, DebugCommand, 0, 0, 0, "@admin @slow @dangerous"},
 };
 // clang-format on

@@ -31,6 +31,8 @@ enum CommandFlag : std::uint32_t {
   kMovableKeys = 1u << 12,
   kProtected = 1u << 13,  // DEBUG: refused unless enable-debug-command allows it
   kBlocking = 1u << 14,
+  kSkipSlowlog = 1u << 15,
+  kNoMulti = 1u << 16,  // refused inside MULTI (SHUTDOWN, SAVE, SYNC, PSYNC)
   // High bits, apart from the flags other features add.
   kPubSub = 1u << 24,
   kMayReplicate = 1u << 25,  // not shown by COMMAND INFO (Redis hides it too)

@@ -6,6 +6,7 @@
 #include "server/commands/commands.h"
 #include "server/errors.h"
 #include "server/scripting/script_engine.h"
+#include "server/transaction.h"
 
 namespace warden::server {
 namespace {
@@ -149,31 +150,44 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     return;
   }
   const CommandSpec* spec = ResolveCommand(args, reply);
-  if (spec == nullptr) return;
+  if (spec == nullptr) {
+    CommandRefused(server, session, args, reply);
+    return;
+  }
   if ((spec->flags & kProtected) != 0) {
     const DebugCommandPolicy policy = server.config.enable_debug_command;
     if (policy == DebugCommandPolicy::kNo ||
         (policy == DebugCommandPolicy::kLocal && !session.local)) {
       reply.Error(errors::kDebugNotAllowed);
+      CommandRefused(server, session, args, reply);
       return;
     }
   }
   if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
     reply.Error(errors::kNoAuth);
+    CommandRefused(server, session, args, reply);
     return;
   }
-  if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) return;
+  if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) [[unlikely]] {
+    CommandRefused(server, session, args, reply);
+    return;
+  }
   if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
     reply.Error(errors::kBusy);
+    CommandRefused(server, session, args, reply);
     return;
   }
   if (server.faults.fail_remaining > 0 && (spec->flags & kProtected) == 0 &&
       (server.faults.fail_command.empty() || server.faults.fail_command == spec->name)) {
     --server.faults.fail_remaining;
     reply.Error(server.faults.fail_error);
+    CommandRefused(server, session, args, reply);
     return;
   }
   session.last_command = spec;
+  if (session.in_multi) [[unlikely]] {
+    if (QueueInTransaction(session, *spec, args, reply)) return;
+  }
   Call(server, session, *spec, args, reply);
   // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
   // waiters once it has ended.

@@ -22,6 +22,18 @@ inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of r
 inline constexpr std::string_view kIntOutOfRange =
     "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+// MULTI, EXEC, DISCARD and WATCH (multi.c, and processCommand for kNotAllowedInMulti).
+inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nested";
+inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
+inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
+inline constexpr std::string_view kWatchInsideMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr std::string_view kExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+// Followed by the refusal's text without its leading "-": a refused EXEC (execCommandAbort).
+inline constexpr std::string_view kExecAbortBecause =
+    "EXECABORT Transaction discarded because of: ";
+inline constexpr std::string_view kNotAllowedInMulti =
+    "ERR Command not allowed inside a transaction";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
 inline constexpr std::string_view kAuthNoPassword =

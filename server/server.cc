@@ -401,6 +401,7 @@ void Server::Unlink(Connection* c) {
   state_.blocking.Remove(c->session());
   state_.pubsub.RemoveClient(c->session());
   state_.monitors.Remove(c->session());
+  DiscardTransaction(state_, c->session());
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {

@@ -15,6 +15,7 @@
 #include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/session.h"
+#include "server/watched_keys.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
 #include "storage/databases.h"
@@ -62,6 +63,7 @@ class ServerState final : public storage::ExpiryListener {
   storage::Clock& clock;
   storage::Random random;
   storage::Databases dbs;
+  WatchedKeys watched_keys{dbs};
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   BlockingRegistry blocking;

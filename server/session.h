@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "server/transaction.h"
+
 namespace warden::server {
 
 struct CommandSpec;
@@ -58,6 +60,10 @@ struct Session {
   std::uint32_t sub_channels = 0;
   std::uint32_t sub_patterns = 0;
   std::uint32_t sub_shard_channels = 0;
+
+  // Between MULTI and EXEC: the one flag Dispatch tests for every command (transaction.h).
+  bool in_multi = false;
+  MultiState multi;
 };
 
 }  // namespace warden::server

@@ -57,6 +57,7 @@ bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string
     Keyspace* table = hash->table();
     Entry* existing = table->Find(field, 0);
     table->Store(field, value, kNoDeadline, existing);
+    keyspace.NoteModified(hash->key());
     return existing == nullptr;
   }
   // Rebuilt whole: the field keeps its place, or a new one goes last.
@@ -99,6 +100,8 @@ bool HashDelete(Keyspace& keyspace, Entry*& hash, std::string_view field) {
     if (table->size() == 0) {
       keyspace.Erase(hash);
       hash = nullptr;
+    } else {
+      keyspace.NoteModified(hash->key());
     }
     return true;
   }

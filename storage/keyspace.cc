@@ -240,6 +240,7 @@ Entry* Keyspace::Relocate(Entry* existing, std::size_t needed) {
 }
 
 Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encoding) {
+  Touched(entry->key(), false);
   // A large value stored again (its pointer unchanged) must survive the replacement.
   if (IsLarge(entry->encoding()) &&
       !(IsLarge(encoding) && value.size() == sizeof(LargeValue*) &&
@@ -258,6 +259,7 @@ Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encodin
 }
 
 Entry* Keyspace::ResizeValue(Entry* entry, std::size_t value_len, Encoding encoding) {
+  Touched(entry->key(), false);
   const std::size_t old_bytes = entry->block_size();
   const std::size_t needed = entry->header_size() + entry->key_len_ + value_len;
   Entry* e = entry;
@@ -294,7 +296,7 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
   if (!key.empty()) std::memcpy(e->data(), key.data(), key.size());
   if (!value.empty()) std::memcpy(e->data() + key.size(), value.data(), value.size());
   Insert(e, Hash(key));
-  SetDeadline(e, deadline_ms);
+  SetDeadline(e, deadline_ms);  // tells the observer
   return e;
 }
 
@@ -304,6 +306,7 @@ Entry* Keyspace::MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry*
   // The value's bytes are copied out before anything is freed: `key` may point into `entry`.
   std::string value(entry->value());
   std::string key_copy(key);
+  Touched(entry->key(), true);
   // The value now belongs to the new entry: unlink the old one without releasing it.
   entry->encoding_ = static_cast<std::uint32_t>(Encoding::kString);
   Unlink(entry);
@@ -320,6 +323,7 @@ void Keyspace::SetDeadline(Entry* entry, std::int64_t deadline_ms) {
     return;
   }
   entry->set_deadline(deadline_ms);
+  Touched(entry->key(), false);
   if (!had && deadline_ms != kNoDeadline) {
     ++volatile_count_;
   } else if (had && deadline_ms == kNoDeadline) {
@@ -339,6 +343,7 @@ void Keyspace::Unlink(Entry* entry) {
 }
 
 void Keyspace::Erase(Entry* entry) {
+  Touched(entry->key(), true);
   Unlink(entry);
   Free(entry);
   MaybeShrink();

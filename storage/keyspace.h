@@ -166,6 +166,18 @@ struct KeyspaceStats {
   std::uint64_t expired_keys = 0;
 };
 
+// Told of every change to a key of a keyspace it observes, as Redis's signalModifiedKey: a
+// value written, a deadline set, a key removed (deleted, expired, renamed or moved away). WATCH
+// needs it; a keyspace has no observer unless a client watches a key, so nothing else pays.
+class KeyObserver {
+ public:
+  // `removed`: the key is going away (deleted, expired, moved). The view lives for the call.
+  virtual void KeyModified(const Keyspace& keyspace, std::string_view key, bool removed) = 0;
+
+ protected:
+  ~KeyObserver() = default;
+};
+
 class Keyspace final : public LargeValue {
  public:
   // Largest value: the header keeps 31 bits of its length.
@@ -291,6 +303,13 @@ class Keyspace final : public LargeValue {
   // of keys with a deadline. For tests and fuzzing; O(keys).
   bool Verify() const;
 
+  // The observer told of changes to keys (null: none). It stays with this object through Swap
+  // and TakeAll, as it watches a database, not its contents.
+  void set_observer(KeyObserver* observer) { observer_ = observer; }
+  // A value type changed the value of `key` in place (a large hash, set, list or sorted set),
+  // without storing through this keyspace.
+  void NoteModified(std::string_view key) { Touched(key, false); }
+
   const KeyspaceStats& stats() const { return stats_; }
   // Gives up to `max_slabs` of the entry pool's empty slabs back to the system (a few per
   // cron tick, so a mass expiry returns its memory without a stall).
@@ -352,6 +371,11 @@ class Keyspace final : public LargeValue {
   }
   std::uint64_t ScanStep(std::uint64_t cursor, std::vector<Entry*>& out) const;
 
+  void Touched(std::string_view key, bool removed) {
+    if (observer_ != nullptr) [[unlikely]]
+      observer_->KeyModified(*this, key, removed);
+  }
+
   // Frees the large value an entry owns (now or through the reclaimer).
   void ReleaseValue(Entry* entry);
   Entry* Relocate(Entry* existing, std::size_t needed);
@@ -373,6 +397,7 @@ class Keyspace final : public LargeValue {
   std::size_t bucket_bytes_ = 0;
   std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]
   std::string scratch_;
+  KeyObserver* observer_ = nullptr;
 };
 
 inline Keyspace* Entry::table() const { return static_cast<Keyspace*>(large()); }

@@ -122,6 +122,8 @@ void EraseIfEmpty(Keyspace& keyspace, Entry*& list) {
   if (ListOf(*list)->size() == 0) {
     keyspace.Erase(list);
     list = nullptr;
+  } else {
+    keyspace.NoteModified(list->key());
   }
 }
 
@@ -330,6 +332,7 @@ std::size_t ListPush(Keyspace& keyspace, Entry*& list, std::string_view key,
   if (list != nullptr && list->encoding() == Encoding::kListChunked) {
     List* l = ListOf(*list);
     l->Push(end, element);
+    keyspace.NoteModified(list->key());
     return l->size();
   }
   std::string& out = keyspace.scratch();
@@ -392,6 +395,7 @@ bool ListSet(Keyspace& keyspace, Entry*& list, std::int64_t index, std::string_v
   if (!NormalizeIndex(index, len, i)) return false;
   if (list->encoding() == Encoding::kListChunked) {
     ListOf(*list)->Set(i, element);
+    keyspace.NoteModified(list->key());
     return true;
   }
   WithReplaced(keyspace.scratch(), list->value(), i, element);
@@ -416,6 +420,7 @@ std::int64_t ListInsert(Keyspace& keyspace, Entry*& list, std::string_view pivot
   if (list->encoding() == Encoding::kListChunked) {
     List* l = ListOf(*list);
     l->Insert(index, element);
+    keyspace.NoteModified(list->key());
     return static_cast<std::int64_t>(l->size());
   }
   const std::size_t len = PackedCount(list->value()) + 1;
@@ -433,6 +438,7 @@ std::size_t ListRemove(Keyspace& keyspace, Entry*& list, std::string_view elemen
   const ListEnd from = count < 0 ? ListEnd::kTail : ListEnd::kHead;
   if (list->encoding() == Encoding::kListChunked) {
     const std::size_t removed = ListOf(*list)->Remove(element, limit, from);
+    if (removed == 0) return 0;
     EraseIfEmpty(keyspace, list);
     return removed;
   }
@@ -463,6 +469,7 @@ void ListTrim(Keyspace& keyspace, Entry*& list, std::int64_t start, std::int64_t
   const auto last = static_cast<std::size_t>(stop);
   if (list->encoding() == Encoding::kListChunked) {
     ListOf(*list)->Trim(first, last);
+    keyspace.NoteModified(list->key());  // even when nothing was cut, as Redis's LTRIM
     return;
   }
   const std::string_view bytes = list->value();

@@ -154,6 +154,7 @@ bool SetAdd(Keyspace& keyspace, Entry*& set, std::string_view key, std::string_v
   Keyspace* table = set->table();
   if (table->Peek(member) != nullptr) return false;
   table->Store(member, {}, kNoDeadline, nullptr);
+  keyspace.NoteModified(set->key());
   return true;
 }
 
@@ -190,6 +191,8 @@ bool SetRemove(Keyspace& keyspace, Entry*& set, std::string_view member) {
   if (table->size() == 0) {
     keyspace.Erase(set);
     set = nullptr;
+  } else {
+    keyspace.NoteModified(set->key());
   }
   return true;
 }

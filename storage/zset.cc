@@ -363,7 +363,10 @@ ZaddResult ZsetAdd(Keyspace& keyspace, Entry*& zset, std::string_view key, std::
   }
   SortedSet* set = Large(*zset);
   if (const Entry* e = set->Find(member); e != nullptr) {
-    change(SortedSet::ScoreOf(*e), [&] { set->Update(e, score); });
+    change(SortedSet::ScoreOf(*e), [&] {
+      set->Update(e, score);
+      keyspace.NoteModified(zset->key());
+    });
     return result;
   }
   if (flags.xx) {
@@ -371,6 +374,7 @@ ZaddResult ZsetAdd(Keyspace& keyspace, Entry*& zset, std::string_view key, std::
     return result;
   }
   set->Insert(member, score);
+  keyspace.NoteModified(zset->key());
   result.added = true;
   result.score = score;
   return result;
@@ -385,6 +389,8 @@ bool ZsetRemove(Keyspace& keyspace, Entry*& zset, std::string_view member) {
     if (set->size() == 0) {
       keyspace.Erase(zset);
       zset = nullptr;
+    } else {
+      keyspace.NoteModified(zset->key());
     }
     return true;
   }
@@ -412,6 +418,7 @@ std::size_t ZsetRemoveRange(Keyspace& keyspace, Entry*& zset, std::size_t start,
       doomed.push_back(c.slot().entry);
     }
     for (const Entry* e : doomed) set->Erase(e);
+    keyspace.NoteModified(zset->key());
   } else if (end - start < size) {
     std::string& out = keyspace.scratch();
     out.clear();

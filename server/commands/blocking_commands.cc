@@ -35,7 +35,7 @@ bool TimeoutArg(CommandContext& ctx, std::string_view arg, std::int64_t& deadlin
 }
 
 bool CanBlock(const CommandContext& ctx) {
-  return !ctx.session.is_script && ctx.session.host != nullptr;
+  return !ctx.session.is_script && !ctx.session.multi.executing && ctx.session.host != nullptr;
 }
 
 void WaitForKeys(CommandContext& ctx, std::span<const std::string_view> keys,

@@ -14,8 +14,7 @@ namespace warden::server {
 // deadline on warden's clock (0: wait forever). False after replying the error.
 bool TimeoutArg(CommandContext& ctx, std::string_view arg, std::int64_t& deadline_ms);
 
-// Whether the client may wait: not from a script (nor, once they exist, inside MULTI), and
-// only on a connection.
+// Whether the client may wait: not from a script nor inside EXEC, and only on a connection.
 bool CanBlock(const CommandContext& ctx);
 
 // Nothing to serve: blocks the client on `keys` until `deadline_ms`, or, where it cannot wait,

@@ -12,27 +12,35 @@
 namespace warden::server {
 namespace {
 
+// CLIENT LIST's flags, in Redis's order (those warden has); N for none.
+const char* Flags(const Session& s, char (&buf)[16]) {
+  char* p = buf;
+  if (s.monitoring()) *p++ = 'O';
+  if (s.subscribed()) *p++ = 'P';
+  if (s.in_multi) *p++ = 'x';
+  if (s.blocked) *p++ = 'b';
+  if (s.multi.watch_touched) *p++ = 'd';
+  if (p == buf) *p++ = 'N';
+  *p = '\0';
+  return buf;
+}
+
 // One CLIENT LIST line, fields in Redis 7.2's order (7.0's plus lib-name and lib-ver).
 void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+  char flags[16];
   const std::string_view cmd = s.last_command != nullptr ? s.last_command->name : "NULL";
-  // Redis's letters in Redis's order; N when none applies.
-  char flags[8];
-  char* f = flags;
-  if (s.monitoring()) *f++ = 'O';
-  if (s.subscribed()) *f++ = 'P';
-  if (s.blocked) *f++ = 'b';
-  if (f == flags) *f++ = 'N';
-  *f = '\0';
   char buf[512];
   const int n = std::snprintf(
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%u psub=%u "
-      "ssub=%u multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 "
+      "ssub=%u multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu rbs=%zu rbp=%zu obl=0 "
       "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d",
       static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
       static_cast<long long>((now_ms - s.created_ms) / 1000),
-      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), flags, s.db, s.sub_channels,
-      s.sub_patterns, s.sub_shard_channels, s.query_buffer_bytes, s.query_buffer_free,
+      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), Flags(s, flags), s.db,
+      s.sub_channels, s.sub_patterns, s.sub_shard_channels,
+      s.in_multi ? static_cast<long long>(s.multi.queued.size() + s.multi.running) : -1LL,
+      s.query_buffer_bytes, s.query_buffer_free, s.multi.queued.memory_bytes(),
       s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes, s.output_bytes,
       s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
       s.reading ? (s.writing ? "rw" : "r") : (s.writing ? "w" : ""), static_cast<int>(cmd.size()),

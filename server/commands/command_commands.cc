@@ -37,9 +37,11 @@ constexpr FlagName kFlagNames[] = {
     {kLoading, "loading"},
     {kStale, "stale"},
     {kSkipMonitor, "skip_monitor"},
+    {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
     {kNoMandatoryKeys, "no_mandatory_keys"},
+    {kNoMulti, "no_multi"},
     {kMovableKeys, "movablekeys"},
     {kAllowBusy, "allow_busy"},
 };

@@ -200,4 +200,11 @@ void EvalshaCommand(CommandContext& ctx);
 void EvalRoCommand(CommandContext& ctx);
 void EvalshaRoCommand(CommandContext& ctx);
 
+// transaction_commands.cc
+void MultiCommand(CommandContext& ctx);
+void ExecCommand(CommandContext& ctx);
+void DiscardCommand(CommandContext& ctx);
+void WatchCommand(CommandContext& ctx);
+void UnwatchCommand(CommandContext& ctx);
+
 }  // namespace warden::server

@@ -57,6 +57,7 @@ void QuitCommand(CommandContext& ctx) {
 
 void ResetCommand(CommandContext& ctx) {
   Session& s = ctx.session;
+  DiscardTransaction(ctx.server, s);
   // Subscriptions and MONITOR end silently (no unsubscribe confirmations).
   ctx.server.monitors.Remove(s);
   ctx.server.pubsub.RemoveClient(s);

@@ -241,9 +241,13 @@ void FlushdbCommand(CommandContext& ctx) {
     return;
   }
   if (ctx.spec.name == "flushall") {
+    for (int db = 0; db < ctx.server.dbs.count(); ++db) {
+      ctx.server.watched_keys.TouchDb(db, -1, ctx.now_ms);
+    }
     ctx.server.dbs.FlushAll();
     ctx.server.active_expiry.ResetStats();
   } else {
+    ctx.server.watched_keys.TouchDb(ctx.session.db, -1, ctx.now_ms);
     ctx.server.dbs.Flush(ctx.session.db);
   }
   ctx.reply.Ok();

@@ -180,6 +180,8 @@ void SwapdbCommand(CommandContext& ctx) {
     return;
   }
   if (first != second) {
+    ctx.server.watched_keys.TouchDb(first, second, ctx.now_ms);
+    ctx.server.watched_keys.TouchDb(second, first, ctx.now_ms);
     ctx.server.dbs.Swap(first, second);
     // Clients wait on a database's number, whatever it now holds (Redis 7.0's SWAPDB).
     ctx.server.blocking.SignalDb(first);

@@ -600,7 +600,9 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   script_session_.db = caller.db;
   script_session_.resp = 2;
   // One "now" for the whole script: a key alive at the start stays alive for every call.
-  server_.frozen_now_ms = server_.clock.NowMs();
+  // Inside EXEC, the transaction's.
+  const std::int64_t outer_now_ms = server_.frozen_now_ms;
+  if (outer_now_ms < 0) server_.frozen_now_ms = server_.clock.NowMs();
 
   const int base = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);
@@ -609,7 +611,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   lua_pushlightuserdata(lua_, &frame);
   const int status = lua_pcall(lua_, 1, 1, base + 1);
 
-  server_.frozen_now_ms = -1;
+  server_.frozen_now_ms = outer_now_ms;
   running_ = nullptr;
   busy_ = false;
   lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);

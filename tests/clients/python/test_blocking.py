@@ -300,10 +300,15 @@ def multi_key_b_then_a(writer):
         with connections(port, 2) as (b, a):
             a.send("BLPOP", ka, kb, "0")
             wait_blocked(b, a)
-            # A transaction (MULTI/EXEC, issue 13) is the other writer of this kind to cover.
-            t["B EVAL"] = b.call(
-                "EVAL", "redis.call('rpush', KEYS[1], 'y') redis.call('rpush', KEYS[2], 'z')",
-                "2", kb, ka)
+            if writer == "script":
+                t["B EVAL"] = b.call(
+                    "EVAL", "redis.call('rpush', KEYS[1], 'y') redis.call('rpush', KEYS[2], 'z')",
+                    "2", kb, ka)
+            else:
+                t["B MULTI"] = b.call("MULTI")
+                t["B RPUSH b y"] = b.call("RPUSH", kb, "y")
+                t["B RPUSH a z"] = b.call("RPUSH", ka, "z")
+                t["B EXEC"] = b.call("EXEC")
             t["A BLPOP"] = a.reply()
             t["B LRANGE a"] = b.call("LRANGE", ka, "0", "-1")
             t["B EXISTS b"] = b.call("EXISTS", kb)
@@ -312,11 +317,15 @@ def multi_key_b_then_a(writer):
     return scenario
 
 
+@pytest.mark.parametrize("writer", ["script", "exec"])
 def test_several_keys_are_served_by_the_first_key_made_ready_not_argument_order(
-        target, reference):
-    t = same_as_redis(target, reference, multi_key_b_then_a("script"))
-    ka, kb = names("firstready-script", "a", "b")
-    assert t["B EVAL"] == b"$-1\r\n"
+        target, reference, writer):
+    t = same_as_redis(target, reference, multi_key_b_then_a(writer))
+    ka, kb = names("firstready-" + writer, "a", "b")
+    if writer == "script":
+        assert t["B EVAL"] == b"$-1\r\n"
+    else:
+        assert t["B EXEC"] == array(integer(1), integer(1))
     assert t["A BLPOP"] == bulks(kb, "y")
     assert t["B LRANGE a"] == bulks("z")
     assert t["B EXISTS b"] == integer(0)
@@ -1105,6 +1114,38 @@ def test_three_waiters_are_served_one_per_single_element_push(target, reference)
         assert t[name + " BLPOP"] == bulks(q, value)
         assert t["still blocked after " + value] == [True] * still
         assert t["blocked_clients after " + value] == still
+
+
+# --- Blocking commands queued in MULTI (not a wait: they run at once) --------------------------
+
+def blocking_in_multi(proto):
+    def scenario(port):
+        t = Transcript()
+        k, d = names("multi-%d" % proto, "k", "d")
+        with connections(port, 2) as (b, a):
+            if proto == 3:
+                hello3(a)
+            t["A MULTI"] = a.call("MULTI")
+            for command in BLOCKING:
+                t["A " + command] = a.call(*BLOCKING[command](k, d, "0"))
+            t["A EXEC"] = a.call("EXEC")
+            t["blocked_clients"] = blocked_clients(b)
+        return t
+
+    return scenario
+
+
+@pytest.mark.parametrize("proto", [2, 3])
+def test_blocking_commands_in_multi_run_without_blocking(target, reference, proto):
+    t = same_as_redis(target, reference, blocking_in_multi(proto))
+    for command in BLOCKING:
+        assert t["A " + command] == b"+QUEUED\r\n"
+    # BLMOVE and BRPOPLPUSH answer a null bulk here, a null array on a real timeout.
+    null_bulk = NULL if proto == 3 else b"$-1\r\n"
+    replies = [null_bulk if c in ("brpoplpush", "blmove") else timed_out(proto)
+               for c in BLOCKING]
+    assert t["A EXEC"] == array(*replies)
+    assert t["blocked_clients"] == 0
 
 
 # --- 17. warden's test-double controls (warden only) -------------------------------------------

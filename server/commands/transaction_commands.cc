@@ -1,0 +1,93 @@
+// MULTI, EXEC, DISCARD, WATCH and UNWATCH, as Redis 7.0's multi.c. Queueing is Dispatch's (see
+// QueueInTransaction in transaction.h); watched keys are ServerState::watched_keys.
+#include <string_view>
+#include <vector>
+
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/dispatcher.h"
+#include "server/errors.h"
+#include "server/transaction.h"
+
+namespace warden::server {
+
+void MultiCommand(CommandContext& ctx) {
+  if (ctx.session.in_multi) {
+    ctx.reply.Error(errors::kMultiNested);  // and the transaction goes on
+    return;
+  }
+  ctx.session.in_multi = true;
+  ctx.reply.Ok();
+}
+
+void DiscardCommand(CommandContext& ctx) {
+  if (!ctx.session.in_multi) {
+    ctx.reply.Error(errors::kDiscardWithoutMulti);
+    return;
+  }
+  DiscardTransaction(ctx.server, ctx.session);
+  ctx.reply.Ok();
+}
+
+void ExecCommand(CommandContext& ctx) {
+  Session& session = ctx.session;
+  ServerState& server = ctx.server;
+  MultiState& multi = session.multi;
+  if (!session.in_multi) {
+    ctx.reply.Error(errors::kExecWithoutMulti);
+    return;
+  }
+  if (server.watched_keys.AnyExpiredSince(session, ctx.now_ms)) multi.watch_touched = true;
+  if (multi.refused || multi.watch_touched) {
+    if (multi.refused) {
+      ctx.reply.Error(errors::kExecAbort);
+    } else {
+      ctx.reply.NullArray();
+    }
+    DiscardTransaction(server, session);
+    return;
+  }
+  // Its own writes must not fail it, and there is nothing left to watch for.
+  server.watched_keys.UnwatchAll(session);
+  // Moved out, so that nothing a queued command does to the session can free what runs.
+  QueuedCommands queued = std::move(multi.queued);
+  multi.running = queued.size();
+  multi.executing = true;
+  // One "now" for the whole transaction, as Redis's cached time in nested calls: a key alive
+  // for the first command is alive for the last.
+  const bool freeze = server.frozen_now_ms < 0;
+  if (freeze) server.frozen_now_ms = ctx.now_ms;
+  ctx.reply.ArrayHeader(queued.size());
+  std::vector<std::string_view> args;
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    queued.Args(i, args);
+    Call(server, session, queued.spec(i), args, ctx.reply);
+  }
+  if (freeze) server.frozen_now_ms = -1;
+  multi.executing = false;
+  multi.running = 0;
+  DiscardTransaction(server, session);
+}
+
+void WatchCommand(CommandContext& ctx) {
+  Session& session = ctx.session;
+  if (session.in_multi) {
+    ctx.reply.Error(errors::kWatchInsideMulti);
+    return;
+  }
+  // A client already marked gains nothing by watching more.
+  if (!session.multi.watch_touched) {
+    for (std::size_t i = 1; i < ctx.argc(); ++i) {
+      ctx.server.watched_keys.Watch(session, ctx.arg(i), ctx.now_ms);
+    }
+  }
+  ctx.reply.Ok();
+}
+
+void UnwatchCommand(CommandContext& ctx) {
+  ctx.server.watched_keys.UnwatchAll(ctx.session);
+  ctx.session.multi.watch_touched = false;
+  ctx.reply.Ok();
+}
+
+}  // namespace warden::server

@@ -1,0 +1,89 @@
+#include "server/transaction.h"
+
+#include <string>
+
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/errors.h"
+#include "server/server_state.h"
+#include "server/session.h"
+
+namespace warden::server {
+
+void QueuedCommands::Add(const CommandSpec& spec, std::span<const std::string_view> args) {
+  commands_.push_back({&spec, arg_ends_.size(), args.size()});
+  for (std::string_view arg : args) {
+    bytes_.append(arg);
+    arg_ends_.push_back(bytes_.size());
+  }
+}
+
+void QueuedCommands::Args(std::size_t i, std::vector<std::string_view>& out) const {
+  const Command& c = commands_[i];
+  out.clear();
+  std::size_t start = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
+  for (std::size_t a = c.first_arg; a < c.first_arg + c.argc; ++a) {
+    out.emplace_back(bytes_.data() + start, arg_ends_[a] - start);
+    start = arg_ends_[a];
+  }
+}
+
+void QueuedCommands::Clear() {
+  std::vector<Command>().swap(commands_);
+  std::vector<std::size_t>().swap(arg_ends_);
+  std::string().swap(bytes_);
+}
+
+std::size_t QueuedCommands::memory_bytes() const {
+  return bytes_.capacity() + arg_ends_.capacity() * sizeof(std::size_t) +
+         commands_.capacity() * sizeof(Command);
+}
+
+bool QueueInTransaction(Session& session, const CommandSpec& spec,
+                        std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  // processCommand's list of what runs at once inside MULTI.
+  const Handler h = spec.handler;
+  if (h == ExecCommand || h == DiscardCommand || h == MultiCommand || h == WatchCommand ||
+      h == QuitCommand || h == ResetCommand) {
+    return false;
+  }
+  if ((spec.flags & kNoMulti) != 0) {
+    reply.Error(errors::kNotAllowedInMulti);
+    session.multi.refused = true;
+    return true;
+  }
+  // Redis keeps nothing of a transaction that can no longer run.
+  if (!session.multi.refused && !session.multi.watch_touched) session.multi.queued.Add(spec, args);
+  reply.Raw("+QUEUED\r\n");
+  return true;
+}
+
+void CommandRefused(ServerState& server, Session& session, std::span<const std::string_view> args,
+                    protocol::ReplyWriter& reply) {
+  if (session.in_multi) session.multi.refused = true;
+  if (!ArgIs(args[0], "exec")) return;
+  // The refusal is the last reply written: "-<text>\r\n", with no line break inside.
+  std::string& out = *reply.buffer();
+  if (out.size() < 3) return;
+  const std::size_t line = out.rfind('\n', out.size() - 3);
+  const std::size_t start = line == std::string::npos ? 0 : line + 1;
+  if (out[start] != '-') return;
+  // Redis formats its own refusals without the ERR code here (rejectCommandFormat).
+  std::size_t from = start + 1;
+  if (out.compare(from, 4, "ERR ") == 0) from += 4;
+  const std::string reason = out.substr(from, out.size() - 2 - from);
+  out.resize(start);
+  DiscardTransaction(server, session);
+  reply.Error({errors::kExecAbortBecause, reason});
+}
+
+void DiscardTransaction(ServerState& server, Session& session) {
+  MultiState& m = session.multi;
+  m.queued.Clear();
+  m.refused = false;
+  m.watch_touched = false;
+  session.in_multi = false;
+  server.watched_keys.UnwatchAll(session);
+}
+
+}  // namespace warden::server
