@@ -184,6 +184,16 @@ TEST_F(PubSubTest, RemovingAClientForgetsItsSubscriptions) {
   EXPECT_EQ(Take(a), "");
 }
 
+TEST_F(PubSubTest, InfoStatsCountsChannelsAndPatterns) {
+  Client& a = NewClient();
+  RunAs(a, {"SUBSCRIBE", "c1", "c2"});
+  RunAs(a, {"PSUBSCRIBE", "p"});
+  RunAs(a, {"SSUBSCRIBE", "s"});
+  EXPECT_NE(Run({"INFO", "stats"})
+                .find("\r\npubsub_channels:2\r\npubsub_patterns:1\r\npubsubshard_channels:1\r\n"),
+            std::string::npos);
+}
+
 TEST_F(PubSubTest, PubsubSubcommandErrors) {
   EXPECT_EQ(Run({"PUBSUB", "CHANNELS", "a", "b"}),
             "-ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB "
