@@ -105,7 +105,7 @@ void Monitors::Feed(const ServerState& server, const Session& session, int db,
   }
   line_.append("\r\n");
   for (Session* m : clients_) {
-    if (m->host == nullptr) continue;
+    if (m->host == nullptr || m->close_after_reply) continue;
     m->host->reply_buffer().append(line_);
     m->host->ScheduleFlush();
   }

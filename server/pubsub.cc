@@ -117,7 +117,8 @@ void PubSub::ForEachChannel(Kind kind, const std::function<void(std::string_view
 void PubSub::Deliver(const std::vector<Session*>& subscribers) {
   const std::string_view body = std::string_view(frame_).substr(1);
   for (Session* s : subscribers) {
-    if (s->host == nullptr) continue;
+    // Counted but not written to a client closing after its reply (QUIT), as Redis.
+    if (s->host == nullptr || s->close_after_reply) continue;
     std::string& out = s->host->reply_buffer();
     out.push_back(s->resp == 2 ? '*' : '>');
     out.append(body);

@@ -173,6 +173,14 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "evicted_keys", "0");
   Field(out, "keyspace_hits", static_cast<std::int64_t>(s.stats.keyspace_hits));
   Field(out, "keyspace_misses", static_cast<std::int64_t>(s.stats.keyspace_misses));
+  // Counted here, in O(channels): INFO is rare.
+  std::int64_t channels = 0;
+  std::int64_t shard_channels = 0;
+  s.pubsub.ForEachChannel(PubSub::Kind::kChannel, [&](std::string_view) { ++channels; });
+  s.pubsub.ForEachChannel(PubSub::Kind::kShard, [&](std::string_view) { ++shard_channels; });
+  Field(out, "pubsub_channels", channels);
+  Field(out, "pubsub_patterns", static_cast<std::int64_t>(s.pubsub.pattern_count()));
+  Field(out, "pubsubshard_channels", shard_channels);
   Field(out, "active_expire_slices", static_cast<std::int64_t>(s.active_expiry.slices()));
   out.append("\r\n");
 }

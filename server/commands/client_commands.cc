@@ -25,8 +25,10 @@ const char* Flags(const Session& s, char (&buf)[16]) {
   return buf;
 }
 
+}  // namespace
+
 // One CLIENT LIST line, fields in Redis 7.2's order (7.0's plus lib-name and lib-ver).
-void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out) {
   char flags[16];
   const std::string_view cmd = s.last_command != nullptr ? s.last_command->name : "NULL";
   char buf[512];
@@ -50,6 +52,12 @@ void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
   out.append(s.lib_name);
   out.append(" lib-ver=");
   out.append(s.lib_ver);
+}
+
+namespace {
+
+void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+  AppendClientInfo(s, now_ms, out);
   out.push_back('\n');
 }
 
