@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "protocol/request_peek.h"
+#include "server/commands/commands.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
 
@@ -124,11 +125,12 @@ bool Connection::EnforceOutputLimit() {
     soft_limit_since_ms_ = 0;
   }
   if (!over) return false;
+  session_.output_bytes = PendingOutputBytes();
+  std::string info;
+  AppendClientInfo(session_, server_.state().clock.NowMs(), info);
   server_.log().Log(LogLevel::kWarning,
-                    "Client id=%llu addr=%s laddr=%s fd=%d name=%s scheduled to be closed ASAP for "
-                    "overcoming of output buffer limits.",
-                    static_cast<unsigned long long>(session_.id), session_.addr.c_str(),
-                    session_.laddr.c_str(), session_.fd, session_.name.c_str());
+                    "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+                    info.c_str());
   // As in Redis, nothing more is sent to it: the point is to stop holding its replies.
   output_.clear();
   Close();

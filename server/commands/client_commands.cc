@@ -10,10 +10,10 @@
 #include "server/errors.h"
 
 namespace warden::server {
-namespace {
+namespace {}  // namespace
 
 // One CLIENT LIST line, fields in Redis 7.2's order (7.0's plus lib-name and lib-ver).
-void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out) {
   const std::string_view cmd = s.last_command != nullptr ? s.last_command->name : "NULL";
   // Redis's letters in Redis's order; N when none applies.
   char flags[8];
@@ -42,6 +42,12 @@ void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
   out.append(s.lib_name);
   out.append(" lib-ver=");
   out.append(s.lib_ver);
+}
+
+namespace {
+
+void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+  AppendClientInfo(s, now_ms, out);
   out.push_back('\n');
 }
 

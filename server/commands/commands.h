@@ -181,6 +181,10 @@ void WaitCommand(CommandContext& ctx);
 void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
 
+// client_commands.cc: one CLIENT LIST line, without its newline (also logged when a client is
+// closed for its output buffer).
+void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out);
+
 // pubsub_commands.cc
 void SubscribeCommand(CommandContext& ctx);
 void UnsubscribeCommand(CommandContext& ctx);

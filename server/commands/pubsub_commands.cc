@@ -103,7 +103,7 @@ void PubsubHelpCommand(CommandContext& ctx) {
       "SHARDNUMSUB [<shardchannel> ...]",
       "    Return the number of subscribers for the specified shard level channel(s)",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   ReplyHelp(ctx.reply, kLines);
 }

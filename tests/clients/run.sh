@@ -179,8 +179,12 @@ for suite in "${suites[@]}"; do
     python)
       run_suite redis-py 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py.xml" "$here/python/test_redis_py_lock.py"
+      run_suite redis-py-pubsub 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redis-py-pubsub.xml" "$here/python/test_redis_py_pubsub.py"
       run_suite blocking 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/blocking.xml" "$here/python/test_blocking.py" ;;
+        --junitxml="$results/blocking.xml" "$here/python/test_blocking.py"
+      run_suite pubsub 180 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
