@@ -184,7 +184,9 @@ for suite in "${suites[@]}"; do
       run_suite blocking 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/blocking.xml" "$here/python/test_blocking.py"
       run_suite pubsub 180 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py" ;;
+        --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py"
+      run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/notifications.xml" "$here/python/test_notifications.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
