@@ -146,9 +146,12 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   }
   const bool created = entry == nullptr;
   keyspace.Store(key, value, deadline_ms, entry);
-  if (created) NotifyNew(ctx, key);
-  Notify(ctx, notify::kString, "set", key);
-  if (sets_deadline) Notify(ctx, notify::kGeneric, "expire", key);
+  // SET is the hottest write: one test of the flags when notifications are off.
+  if (ctx.server.config.notify_keyspace_events != 0) [[unlikely]] {
+    if (created) NotifyNew(ctx, key);
+    Notify(ctx, notify::kString, "set", key);
+    if (sets_deadline) Notify(ctx, notify::kGeneric, "expire", key);
+  }
   if (!options.get) ctx.reply.Ok();
 }
 

@@ -188,7 +188,9 @@ for suite in "${suites[@]}"; do
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-pipeline.xml" "$here/python/test_redis_py_pipeline.py"
       run_suite transactions 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/transactions.xml" "$here/python/test_transactions.py" ;;
+        --junitxml="$results/transactions.xml" "$here/python/test_transactions.py"
+      run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/notifications.xml" "$here/python/test_notifications.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
