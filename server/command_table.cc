@@ -180,6 +180,9 @@ constexpr CommandSpec kCommandTable[] = {
     {"time",           1, kLoading | kStale | kFast,               TimeCommand,        0, 0, 0, "@fast"},
     {"wait",           3, kNoScript,                               WaitCommand,        0, 0, 0, "@slow @connection"},
     {"debug",         -2, kAdmin | kNoScript | kLoading | kStale | kProtected, DebugCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    // The operator's commands (shutdown_commands.cc, acl_commands.cc).
+    {"shutdown",      -1, kAdmin | kNoScript | kLoading | kStale | kAllowBusy, ShutdownCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"acl",           -2, 0,                                       nullptr,            0, 0, 0, "@slow", AclSubcommands},
 };
 // clang-format on
 

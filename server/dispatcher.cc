@@ -121,7 +121,9 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
       return;
     }
   }
-  if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
+  // A password cleared by CONFIG SET frees every client, as Redis's nopass default user does.
+  if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
+      !server.config.requirepass.empty()) {
     reply.Error(errors::kNoAuth);
     return;
   }
@@ -136,6 +138,11 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     return;
   }
   session.last_command = spec;
+  // Redis's last check before running: a command held by CLIENT PAUSE waits, unanswered.
+  if (server.pause.active() && server.pause.Holds(server, *spec, args)) [[unlikely]] {
+    server.pause.Postpone(session, args);
+    return;
+  }
   Call(server, session, *spec, args, reply);
   // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
   // waiters once it has ended.

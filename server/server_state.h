@@ -10,6 +10,7 @@
 #include <string>
 
 #include "server/blocking.h"
+#include "server/client_pause.h"
 #include "server/config.h"
 #include "server/pubsub.h"
 #include "server/session.h"
@@ -43,6 +44,12 @@ class ConnectionRegistry {
   virtual void DropClients(const Session* keep) = 0;
   virtual void ForEachSession(const std::function<void(const Session&)>& fn) const = 0;
   virtual std::size_t connected_clients() const = 0;
+  // CLIENT KILL: closes every client `match` accepts, except `keep`, at once (replies not yet
+  // sent are dropped, as Redis's freeClient drops them). Returns how many it closed.
+  virtual std::size_t KillClients(const std::function<bool(const Session&)>& match,
+                                  const Session* keep) = 0;
+  // SHUTDOWN: from the loop, once the current command is over, does what SIGTERM does.
+  virtual void RequestShutdown() = 0;
 };
 
 class ServerState {
@@ -57,6 +64,7 @@ class ServerState {
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   BlockingRegistry blocking;
+  ClientPause pause;
   PubSub pubsub;
   bool active_expire_enabled = true;
   std::int64_t start_ms;

@@ -6,6 +6,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/client_name.h"
+#include "server/commands/commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 
@@ -13,7 +14,19 @@ namespace warden::server {
 namespace {
 
 // One CLIENT LIST line, fields in Redis 7.2's order (7.0's plus lib-name and lib-ver).
+// CLIENT LIST's flags= letters, in Redis 7.2's order; N for none.
+const char* ClientFlags(const Session& s, char (&buf)[8]) {
+  char* p = buf;
+  if (s.blocked) *p++ = 'b';
+  if (s.no_evict) *p++ = 'e';
+  if (s.no_touch) *p++ = 'T';
+  if (p == buf) *p++ = 'N';
+  *p = '\0';
+  return buf;
+}
+
 void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
+  char flags[8];
   const std::string_view cmd = s.last_command != nullptr ? s.last_command->name : "NULL";
   char buf[512];
   const int n = std::snprintf(
@@ -23,7 +36,7 @@ void AppendClientLine(const Session& s, std::int64_t now_ms, std::string& out) {
       "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d",
       static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
       static_cast<long long>((now_ms - s.created_ms) / 1000),
-      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), s.blocked ? "b" : "N", s.db,
+      static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), ClientFlags(s, flags), s.db,
       s.query_buffer_bytes, s.query_buffer_free, s.query_buffer_bytes + s.query_buffer_free,
       s.query_buffer_bytes, s.output_bytes,
       s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
@@ -132,6 +145,7 @@ void ClientNoEvictCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
+  ctx.session.no_evict = ArgIs(ctx.arg(2), "on");
   ctx.reply.Ok();
 }
 
@@ -167,10 +181,28 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Return the ID of the current connection.",
       "INFO",
       "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
       "LIST [options ...]",
       "    Return information about client connections. Options:",
       "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
       "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
       "SETINFO <option> <value>",
@@ -181,6 +213,8 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Unblock the specified blocked client.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Will not touch LRU/LFU stats when this mode is on.",
       "HELP",
       "    Print this help.",
   };
@@ -197,6 +231,11 @@ constexpr CommandSpec kClientTable[] = {
     {"client|list",    -2, kAdmin | kNoScript | kLoading | kStale, ClientListCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|no-evict", 3, kAdmin | kNoScript | kLoading | kStale, ClientNoEvictCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|unblock", -3, kAdmin | kNoScript | kLoading | kStale, ClientUnblockCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    // The operator's subcommands (client_admin_commands.cc).
+    {"client|kill",    -3, kAdmin | kNoScript | kLoading | kStale, ClientKillCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|pause",   -3, kAdmin | kNoScript | kLoading | kStale, ClientPauseCommand,   0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|unpause",  2, kAdmin | kNoScript | kLoading | kStale, ClientUnpauseCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|no-touch", 3, kNoScript | kLoading | kStale,          ClientNoTouchCommand, 0, 0, 0, "@slow @connection"},
     {"client|help",     2, kLoading | kStale,                      ClientHelpCommand,    0, 0, 0, "@slow @connection"},
 };
 // clang-format on
