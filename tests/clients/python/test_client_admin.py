@@ -239,6 +239,22 @@ def test_shutdown_delivers_replies_already_computed(target):
     assert sent == (b"+OK\r\n$1\r\nw\r\n" if target.name == "warden" else b"")
 
 
+def test_shutdown_during_a_busy_script_needs_nosave(target):
+    with own_server(target.name) as (port, proc):
+        with Conn(port) as a, Conn(port) as b:
+            assert b.call("CONFIG", "SET", "busy-reply-threshold", "100") == OK
+            a.send("EVAL", "while true do end", "0")
+            deadline = time.monotonic() + WAIT_S
+            while not b.call("PING").startswith(b"-BUSY"):
+                assert time.monotonic() < deadline, "the script never became busy"
+            busy = b.call("SHUTDOWN")
+            assert busy.startswith(b"-BUSY Redis is busy running a script.")
+            b.send("SHUTDOWN", "NOSAVE")
+            assert closed(b) == b""
+            a.read_until_eof(timeout=WAIT_S)
+        assert proc.wait(timeout=WAIT_S) == 0
+
+
 def test_shutdown_save_is_refused_by_warden():
     with own_server("warden") as (port, proc):
         with Conn(port) as a:
