@@ -251,14 +251,36 @@ constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "vol
                                           "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
                                           "allkeys-random", "noeviction"};
 
-void ApplyLoglevel(ServerState& s) {
+SetResult ApplyLoglevel(ServerState& s) {
   if (s.log != nullptr) s.log->set_level(ParseLogLevel(s.config.loglevel));
+  return std::nullopt;
 }
 
-void ApplyActiveExpireEffort(ServerState& s) {
+SetResult ApplyActiveExpireEffort(ServerState& s) {
   const int effort = s.config.active_expire_effort - 1;
   s.active_expiry.set_options(
       {.keys_per_loop = 20 + 5 * effort, .acceptable_stale_percent = 10 - effort});
+  return std::nullopt;
+}
+
+// port and bind take effect at once, as in Redis: the listeners are replaced.
+SetResult ApplyPort(ServerState& s) {
+  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
+  return "Unable to listen on this port. Check server logs.";
+}
+
+SetResult ApplyBind(ServerState& s) {
+  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
+  return "Failed to bind to specified addresses.";
+}
+
+// Redis's setConfigBindOption: addresses separated by spaces, "" for none.
+SetResult SetBind(Config& c, std::string_view v) {
+  std::vector<std::string_view> a = SplitSpaces(v);
+  if (a.size() > 16) return "Too many bind addresses specified.";
+  if (a.size() == 1 && a[0].empty()) a.clear();
+  c.bind.assign(a.begin(), a.end());
+  return std::nullopt;
 }
 
 constexpr auto kMut = ConfigMutability::kMutable;
@@ -272,14 +294,15 @@ constexpr std::int64_t kLongMax = INT64_MAX;
 // apply step; hz is picked up by the next cron tick.
 // clang-format off
 constexpr ConfigOption kConfigOptions[] = {
-    {"port", "", kImm, nullptr,
-     [](const Config& c) { return std::to_string(c.port); }, nullptr},
-    {"bind", "", kImm, nullptr,
+    {"port", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, 65535, c.port); },
+     [](const Config& c) { return std::to_string(c.port); }, ApplyPort},
+    {"bind", "", kMut, SetBind,
      [](const Config& c) {
        std::string out;
        for (const std::string& b : c.bind) out += (out.empty() ? "" : " ") + b;
        return out;
-     }, nullptr},
+     }, ApplyBind},
     {"unixsocket", "", kImm, nullptr, [](const Config& c) { return Quoted(c.unixsocket); }, nullptr},
     {"unixsocketperm", "", kImm, nullptr,
      [](const Config& c) {

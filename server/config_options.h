@@ -35,9 +35,9 @@ struct ConfigOption {
   // Several lines (client-output-buffer-limit's classes) are separated by '\n'. Null: CONFIG
   // REWRITE leaves the option's lines as they are.
   std::string (*format)(const Config& config);
-  // Run once after a successful CONFIG SET changed this option; null when the new value is read
-  // where it is used.
-  void (*apply)(ServerState& server);
+  // Run once after CONFIG SET changed this option; null when the new value is read where it is
+  // used. Returns Redis's reason text if it failed (CONFIG SET then restores every option).
+  std::optional<std::string> (*apply)(ServerState& server);
 };
 
 std::span<const ConfigOption> ConfigOptions();

@@ -438,6 +438,23 @@ std::size_t Server::KillClients(const std::function<bool(const Session&)>& match
   return killed;
 }
 
+bool Server::Relisten() {
+  if (shutting_down_) return true;
+  for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+  tcp_listeners_.clear();
+  bound_port_ = 0;
+  if (state_.config.port == 0) return false;
+  for (const std::string& address : state_.config.bind) {
+    if (auto err = Listen(address)) {
+      log_.Log(LogLevel::kWarning, "%s", err->c_str());
+      for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+      tcp_listeners_.clear();
+      return true;
+    }
+  }
+  return false;
+}
+
 void Server::RequestShutdown() {
   shutdown_requested_ = true;
   Post([this] { Shutdown(); });

@@ -58,6 +58,7 @@ class Server final : public ConnectionRegistry {
   std::size_t KillClients(const std::function<bool(const Session&)>& match,
                           const Session* keep) override;
   void RequestShutdown() override;
+  bool Relisten() override;
 
  private:
   static void OnTcpConnection(uv_stream_t* listener, int status);

@@ -50,6 +50,9 @@ class ConnectionRegistry {
                                   const Session* keep) = 0;
   // SHUTDOWN: from the loop, once the current command is over, does what SIGTERM does.
   virtual void RequestShutdown() = 0;
+  // CONFIG SET port/bind: replaces the TCP listeners by ones on config.bind and config.port.
+  // Returns true if that failed (none of the new ones is kept; the cause is logged).
+  virtual bool Relisten() = 0;
 };
 
 class ServerState {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/command_table.h"
@@ -112,9 +113,25 @@ void ConfigSetCommand(CommandContext& ctx) {
       return;
     }
   }
-  ctx.server.config = std::move(updated);
+  Config old = std::exchange(ctx.server.config, std::move(updated));
   for (const Named& named : options) {
-    if (named.option->apply != nullptr) named.option->apply(ctx.server);
+    if (named.option->apply == nullptr) continue;
+    if (auto reason = named.option->apply(ctx.server)) {
+      // As Redis's restoreBackupConfig: every option of the call goes back and is applied
+      // again (port and bind listen where they did).
+      if (ctx.server.log != nullptr) {
+        ctx.server.log->Log(LogLevel::kWarning,
+                            "Failed applying new configuration. Possibly related to new %.*s "
+                            "setting. Restoring previous settings.",
+                            static_cast<int>(named.option->name.size()), named.option->name.data());
+      }
+      ctx.server.config = std::move(old);
+      for (const Named& undo : options) {
+        if (undo.option->apply != nullptr) undo.option->apply(ctx.server);
+      }
+      ConfigSetFailed(ctx, named.name, *reason);
+      return;
+    }
   }
   ctx.reply.Ok();
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "server/config_options.h"
 #include "tests/server/command_fixture.h"
@@ -71,6 +72,20 @@ TEST_F(ConfigSetTest, ProtectedOption) {
 
 TEST_F(ConfigSetTest, OddArgumentCountIsASyntaxError) {
   EXPECT_EQ(Run({"CONFIG", "SET", "hz", "10", "timeout"}), "-ERR syntax error\r\n");
+}
+
+TEST_F(ConfigSetTest, PortIsAPortNumber) {
+  EXPECT_EQ(Run({"CONFIG", "SET", "port", "70000"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'port') - argument must be "
+            "between 0 and 65535 inclusive\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "port", "7000"}), "+OK\r\n");
+  EXPECT_EQ(state_.config.port, 7000);
+}
+
+TEST_F(ConfigSetTest, BindTakesSeveralAddresses) {
+  EXPECT_EQ(Run({"CONFIG", "SET", "bind", "127.0.0.1 -::1"}), "+OK\r\n");
+
+  EXPECT_EQ(state_.config.bind, (std::vector<std::string>{"127.0.0.1", "-::1"}));
 }
 
 TEST_F(ConfigSetTest, HzIsClamped) {

@@ -255,6 +255,46 @@ def test_shutdown_during_a_busy_script_needs_nosave(target):
         assert proc.wait(timeout=WAIT_S) == 0
 
 
+# --- CONFIG SET port and bind move the listeners -------------------------------------------------
+
+def refused(port):
+    try:
+        with Conn(port):
+            return False
+    except ConnectionRefusedError:
+        return True
+
+
+def test_config_set_port_moves_the_listener(target):
+    with own_server(target.name) as (port, proc):
+        new_port = free_port()
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            with Conn(port) as a:
+                assert a.call("CONFIG", "SET", "port", str(new_port)) == OK
+                assert a.call("PING") == b"+PONG\r\n"
+                with Conn(new_port) as b:
+                    assert b.call("CONFIG", "GET", "port") == (
+                        b"*2\r\n$4\r\nport\r\n$%d\r\n%d\r\n" % (len(str(new_port)), new_port))
+                assert refused(port)
+                failed = a.call("CONFIG", "SET", "port", str(taken.getsockname()[1]), "hz", "20")
+                assert failed == (b"-ERR CONFIG SET failed (possibly related to argument 'port') - "
+                                  b"Unable to listen on this port. Check server logs.\r\n")
+                assert a.call("CONFIG", "GET", "hz") == b"*2\r\n$2\r\nhz\r\n$2\r\n10\r\n"
+                with Conn(new_port) as c:
+                    assert c.call("PING") == b"+PONG\r\n"
+                assert a.call("CONFIG", "SET", "bind", "127.0.0.1 -::1") == OK
+                with Conn(new_port) as c:
+                    assert c.call("CONFIG", "GET", "bind") == (
+                        b"*2\r\n$4\r\nbind\r\n$14\r\n127.0.0.1 -::1\r\n")
+                assert a.call("CONFIG", "SET", "bind", "1.2.3.4") == (
+                    b"-ERR CONFIG SET failed (possibly related to argument 'bind') - "
+                    b"Failed to bind to specified addresses.\r\n")
+                with Conn(new_port) as c:
+                    assert c.call("PING") == b"+PONG\r\n"
+
+
 def test_shutdown_save_is_refused_by_warden():
     with own_server("warden") as (port, proc):
         with Conn(port) as a:
