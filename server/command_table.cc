@@ -197,6 +197,9 @@ constexpr CommandSpec kCommandTable[] = {
     {"watch",         -2, kNoScript | kLoading | kStale | kFast | kAllowBusy, WatchCommand, 1, -1, 1, "@fast @transaction"},
     {"unwatch",        1, kNoScript | kLoading | kStale | kFast | kAllowBusy, UnwatchCommand, 0, 0, 0, "@fast @transaction"},
     {"debug",         -2, kAdmin | kNoScript | kLoading | kStale | kProtected, DebugCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    // The operator's commands (shutdown_commands.cc, acl_commands.cc).
+    {"shutdown",      -1, kAdmin | kNoScript | kLoading | kStale | kAllowBusy | kNoMulti, ShutdownCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"acl",           -2, 0,                                       nullptr,            0, 0, 0, "@slow", AclSubcommands},
 };
 // clang-format on
 

@@ -76,5 +76,6 @@ std::span<const CommandSpec> ScriptSubcommands();
 std::span<const CommandSpec> ObjectSubcommands();
 std::span<const CommandSpec> MemorySubcommands();
 std::span<const CommandSpec> PubsubSubcommands();
+std::span<const CommandSpec> AclSubcommands();
 
 }  // namespace warden::server

@@ -263,6 +263,20 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     c.loglevel = v;
     return std::nullopt;
   }
+  if (name == "maxmemory-policy") {
+    static constexpr std::string_view kPolicies[] = {
+        "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+        "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
+    const std::string v = one() ? Lower(a[0]) : "";
+    if (std::find(std::begin(kPolicies), std::end(kPolicies), v) == std::end(kPolicies)) {
+      return Fail(d,
+                  "argument(s) must be one of the following: volatile-lru, volatile-lfu, "
+                  "volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, "
+                  "noeviction");
+    }
+    c.maxmemory_policy = v;
+    return std::nullopt;
+  }
   if (name == "logfile") return string_option(c.logfile);
   if (name == "port-file") return string_option(c.port_file);
   if (name == "seed") {
@@ -410,7 +424,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"appendonly", c.appendonly},
       {"dir", c.dir},
       {"maxmemory", "0"},
-      {"maxmemory-policy", "noeviction"},
+      {"maxmemory-policy", c.maxmemory_policy},
       {"cluster-enabled", "no"},
       {"dynamic-hz", "no"},
       {"lazyfree-lazy-user-flush", "no"},

@@ -30,7 +30,7 @@ struct Config {
   int unixsocketperm = 0;
   std::string requirepass;
   int hz = 10;
-  int maxclients = 10000;
+  std::int64_t maxclients = 10000;
   std::int64_t timeout_s = 0;
   int tcp_keepalive_s = 300;
   int tcp_backlog = 511;
@@ -55,6 +55,8 @@ struct Config {
   bool protected_mode = true;
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   std::string loglevel = "notice";
+  // Accepted and reported (OBJECT FREQ and IDLETIME answer by it); warden does not evict.
+  std::string maxmemory_policy = "noeviction";
   std::string logfile;
   std::string port_file;
   std::optional<std::uint64_t> seed;

@@ -50,6 +50,8 @@ class Connection final : public BlockedClientHost {
   // Writes a reply and closes after it (rejecting a client at accept time).
   void Reject(std::string_view error);
   bool closing() const { return closing_; }
+  // Forgets the replies not yet handed to the kernel (a client killed by CLIENT KILL).
+  void DropOutput() { output_.clear(); }
   // Reads what the socket holds without the loop and runs it (used while a script is busy).
   void PollOnce();
   // Goes on with the requests that waited while the client was blocked.

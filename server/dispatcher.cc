@@ -163,7 +163,9 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
       return;
     }
   }
-  if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
+  // A password cleared by CONFIG SET frees every client, as Redis's nopass default user does.
+  if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
+      !server.config.requirepass.empty()) {
     reply.Error(errors::kNoAuth);
     CommandRefused(server, session, args, reply);
     return;
@@ -185,6 +187,11 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     return;
   }
   session.last_command = spec;
+  // Redis's last check before running: a command held by CLIENT PAUSE waits, unanswered.
+  if (server.pause.active() && server.pause.Holds(server, session, *spec, args)) [[unlikely]] {
+    server.pause.Postpone(session, args);
+    return;
+  }
   if (session.in_multi) [[unlikely]] {
     if (QueueInTransaction(session, *spec, args, reply)) return;
   }

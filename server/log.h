@@ -24,6 +24,8 @@ class Logger {
 
   bool enabled(LogLevel level) const { return level >= level_ && level_ != LogLevel::kNothing; }
   void Log(LogLevel level, const char* format, ...) __attribute__((format(printf, 3, 4)));
+  // CONFIG SET loglevel.
+  void set_level(LogLevel level) { level_ = level; }
 
  private:
   LogLevel level_;

@@ -53,7 +53,8 @@ Server::Server(Config config, storage::Clock& clock, Logger& log, bool handle_si
   state_.connections = this;
   state_.log = &log_;
   state_.scripts->set_poll_clients([this] { PollWhileBusy(); });
-  state_.scripts->set_interrupt_check([] { return g_shutdown_signal.load() != 0; });
+  state_.scripts->set_interrupt_check(
+      [this] { return g_shutdown_signal.load() != 0 || shutdown_requested_; });
   uv_timer_init(&loop_, &cron_);
   cron_.data = this;
   uv_idle_init(&loop_, &expire_idle_);
@@ -111,6 +112,9 @@ void Server::ScheduleResume(Connection* connection) {
 void Server::OnBeforePoll(uv_prepare_t* prepare) {
   auto* self = static_cast<Server*>(prepare->data);
   self->ServeBlockedTimeouts();
+  // Commands held by a pause that has ended run again; the clients they leave unblocked go on
+  // with their pipelines below.
+  if (self->state_.pause.has_released()) self->state_.pause.DispatchReleased(self->state_);
   // Resuming a client can block it again or wake others: take the list as it is now.
   std::vector<Connection*> resume;
   resume.swap(self->resume_);
@@ -133,10 +137,16 @@ void Server::OnBlockTimer(uv_timer_t* timer) {
 
 void Server::ServeBlockedTimeouts() {
   BlockingRegistry& blocking = state_.blocking;
-  if (blocking.clients_with_deadline() == 0) return;
+  ClientPause& pause = state_.pause;
+  if (blocking.clients_with_deadline() == 0 && !pause.active()) return;
   const std::int64_t now = state_.clock.NowMs();
-  blocking.ExpireTimeouts(now);
-  const std::int64_t next = blocking.next_deadline();
+  if (blocking.clients_with_deadline() != 0) blocking.ExpireTimeouts(now);
+  pause.ExpireIfDue(now);
+  std::int64_t next = blocking.next_deadline();
+  // A pause ends once the clock is past its last instant.
+  if (pause.active() && pause.end_ms() < INT64_MAX && (next == 0 || pause.end_ms() + 1 < next)) {
+    next = pause.end_ms() + 1;
+  }
   const bool frozen = state_.clock_control != nullptr && state_.clock_control->frozen();
   if (next == 0 || frozen || !handles_open_) {
     uv_timer_stop(&block_timer_);
@@ -402,6 +412,7 @@ void Server::Unlink(Connection* c) {
   state_.pubsub.RemoveClient(c->session());
   state_.monitors.Remove(c->session());
   DiscardTransaction(state_, c->session());
+  state_.pause.Remove(c->session());
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {
@@ -426,6 +437,43 @@ void Server::DropClients(const Session* keep) {
   }
 }
 
+std::size_t Server::KillClients(const std::function<bool(const Session&)>& match,
+                                const Session* keep) {
+  std::size_t killed = 0;
+  for (Connection* c = connections_; c != nullptr;) {
+    Connection* next = c->next;
+    if (&c->session() != keep && !c->closing() && match(c->session())) {
+      c->DropOutput();
+      c->Close();
+      ++killed;
+    }
+    c = next;
+  }
+  return killed;
+}
+
+bool Server::Relisten() {
+  if (shutting_down_) return true;
+  for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+  tcp_listeners_.clear();
+  bound_port_ = 0;
+  if (state_.config.port == 0) return false;
+  for (const std::string& address : state_.config.bind) {
+    if (auto err = Listen(address)) {
+      log_.Log(LogLevel::kWarning, "%s", err->c_str());
+      for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+      tcp_listeners_.clear();
+      return true;
+    }
+  }
+  return false;
+}
+
+void Server::RequestShutdown() {
+  shutdown_requested_ = true;
+  Post([this] { Shutdown(); });
+}
+
 void Server::ForEachSession(const std::function<void(const Session&)>& fn) const {
   // The list is newest first; CLIENT LIST shows oldest first.
   const Connection* last = connections_;
@@ -435,7 +483,8 @@ void Server::ForEachSession(const std::function<void(const Session&)>& fn) const
 
 void Server::RunExpirySlice() {
   bool more = false;
-  if (state_.active_expire_enabled) {
+  // Redis keeps the dataset still while clients are paused.
+  if (state_.active_expire_enabled && !state_.pause.active()) {
     more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
   }
   // Large values deleted or flushed are freed in slices of the same length.
@@ -484,6 +533,9 @@ void Server::OnCron(uv_timer_t* timer) {
   }
   self->state_.dbs.pool().Trim(kCronTrimSlabs);
   self->ClientsCron();
+  // CONFIG SET hz takes effect from the next tick.
+  const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);
+  if (uv_timer_get_repeat(timer) != period_ms) uv_timer_set_repeat(timer, period_ms);
 }
 
 }  // namespace warden::server

@@ -58,6 +58,10 @@ class Server final : public ConnectionRegistry {
   void DropClients(const Session* keep) override;
   void ForEachSession(const std::function<void(const Session&)>& fn) const override;
   std::size_t connected_clients() const override { return connection_count_; }
+  std::size_t KillClients(const std::function<bool(const Session&)>& match,
+                          const Session* keep) override;
+  void RequestShutdown() override;
+  bool Relisten() override;
 
  private:
   static void OnTcpConnection(uv_stream_t* listener, int status);
@@ -78,8 +82,9 @@ class Server final : public ConnectionRegistry {
   std::optional<std::string> Listen(const std::string& address);
   std::optional<std::string> ListenUnix();
   void RunExpirySlice();
-  // Times out blocked clients due on warden's clock, and sets the timer for the next one (none
-  // while the clock is frozen: only a test moving it can make one due).
+  // Times out blocked clients and ends a CLIENT PAUSE due on warden's clock, and sets the timer
+  // for the next deadline (none while the clock is frozen: only a test moving it can make one
+  // due).
   void ServeBlockedTimeouts();
   void FlushScheduled();
   // Closes idle clients (timeout) and those over the soft output limit for too long.
@@ -110,6 +115,8 @@ class Server final : public ConnectionRegistry {
   std::size_t connection_count_ = 0;
   int bound_port_ = 0;
   bool shutting_down_ = false;
+  // SHUTDOWN was asked for: a busy script stops at its next instruction check.
+  bool shutdown_requested_ = false;
   uv_timer_t shutdown_timer_;
   bool shutdown_timer_open_ = false;
   bool handles_open_ = false;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "server/blocking.h"
+#include "server/client_pause.h"
 #include "server/config.h"
 #include "server/monitor.h"
 #include "server/pubsub.h"
@@ -46,6 +47,15 @@ class ConnectionRegistry {
   virtual void DropClients(const Session* keep) = 0;
   virtual void ForEachSession(const std::function<void(const Session&)>& fn) const = 0;
   virtual std::size_t connected_clients() const = 0;
+  // CLIENT KILL: closes every client `match` accepts, except `keep`, at once (replies not yet
+  // sent are dropped, as Redis's freeClient drops them). Returns how many it closed.
+  virtual std::size_t KillClients(const std::function<bool(const Session&)>& match,
+                                  const Session* keep) = 0;
+  // SHUTDOWN: from the loop, once the current command is over, does what SIGTERM does.
+  virtual void RequestShutdown() = 0;
+  // CONFIG SET port/bind: replaces the TCP listeners by ones on config.bind and config.port.
+  // Returns true if that failed (none of the new ones is kept; the cause is logged).
+  virtual bool Relisten() = 0;
 };
 
 class ServerState final : public storage::ExpiryListener {
@@ -67,6 +77,7 @@ class ServerState final : public storage::ExpiryListener {
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   BlockingRegistry blocking;
+  ClientPause pause;
   PubSub pubsub;
   Monitors monitors;
   bool active_expire_enabled = true;

@@ -44,8 +44,12 @@ struct Session {
   std::size_t output_bytes = 0;
   bool reading = true;
   bool writing = false;
-  // Waiting in a blocking command (blocking.h): no request of this client runs meanwhile.
+  // Waiting in a blocking command (blocking.h) or held by CLIENT PAUSE (client_pause.h): no
+  // request of this client runs meanwhile.
   bool blocked = false;
+  // CLIENT NO-EVICT and CLIENT NO-TOUCH (CLIENT LIST's flags e and T).
+  bool no_evict = false;
+  bool no_touch = false;
   // Its connection, for a blocked client's reply and for messages published to it; null where
   // a client cannot block or subscribe (scripts, command tests).
   BlockedClientHost* host = nullptr;

@@ -31,6 +31,8 @@ class ActiveExpiry {
   // goes on from its current_db). Returns true when it stopped on the budget with expired keys
   // still being found, i.e. another slice should follow soon.
   bool RunOnce(std::int64_t now_ms, std::int64_t budget_us);
+  // CONFIG SET active-expire-effort: applies from the next slice.
+  void set_options(ActiveExpiryOptions options) { options_ = options; }
 
   // Running estimate of the share of sampled keys that were expired, in percent.
   double stale_percent() const { return stale_percent_; }

@@ -138,7 +138,7 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   Field(out, "used_memory_scripts_human", HumanBytes(static_cast<std::size_t>(scripts)));
   Field(out, "maxmemory", "0");
   Field(out, "maxmemory_human", "0B");
-  Field(out, "maxmemory_policy", "noeviction");
+  Field(out, "maxmemory_policy", ctx.server.config.maxmemory_policy);
   Field(out, "mem_allocator", "libc");
   // Large values and flushed databases waiting for the reclaimer.
   Field(out, "lazyfree_pending_objects",

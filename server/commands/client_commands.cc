@@ -6,6 +6,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/client_name.h"
+#include "server/commands/commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 
@@ -20,6 +21,8 @@ const char* Flags(const Session& s, char (&buf)[16]) {
   if (s.in_multi) *p++ = 'x';
   if (s.blocked) *p++ = 'b';
   if (s.multi.watch_touched) *p++ = 'd';
+  if (s.no_evict) *p++ = 'e';
+  if (s.no_touch) *p++ = 'T';
   if (p == buf) *p++ = 'N';
   *p = '\0';
   return buf;
@@ -160,6 +163,7 @@ void ClientNoEvictCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
+  ctx.session.no_evict = ArgIs(ctx.arg(2), "on");
   ctx.reply.Ok();
 }
 
@@ -195,10 +199,28 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Return the ID of the current connection.",
       "INFO",
       "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
       "LIST [options ...]",
       "    Return information about client connections. Options:",
       "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
       "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
       "SETINFO <option> <value>",
@@ -209,6 +231,8 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Unblock the specified blocked client.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Will not touch LRU/LFU stats when this mode is on.",
       "HELP",
       "    Print this help.",
   };
@@ -225,6 +249,11 @@ constexpr CommandSpec kClientTable[] = {
     {"client|list",    -2, kAdmin | kNoScript | kLoading | kStale, ClientListCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|no-evict", 3, kAdmin | kNoScript | kLoading | kStale, ClientNoEvictCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|unblock", -3, kAdmin | kNoScript | kLoading | kStale, ClientUnblockCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    // The operator's subcommands (client_admin_commands.cc).
+    {"client|kill",    -3, kAdmin | kNoScript | kLoading | kStale, ClientKillCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|pause",   -3, kAdmin | kNoScript | kLoading | kStale, ClientPauseCommand,   0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|unpause",  2, kAdmin | kNoScript | kLoading | kStale, ClientUnpauseCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|no-touch", 3, kNoScript | kLoading | kStale,          ClientNoTouchCommand, 0, 0, 0, "@slow @connection"},
     {"client|help",     2, kLoading | kStale,                      ClientHelpCommand,    0, 0, 0, "@slow @connection"},
 };
 // clang-format on

@@ -174,6 +174,15 @@ void SelectCommand(CommandContext& ctx);
 void HelloCommand(CommandContext& ctx);
 void AuthCommand(CommandContext& ctx);
 
+// client_admin_commands.cc
+void ClientKillCommand(CommandContext& ctx);
+void ClientPauseCommand(CommandContext& ctx);
+void ClientUnpauseCommand(CommandContext& ctx);
+void ClientNoTouchCommand(CommandContext& ctx);
+
+// shutdown_commands.cc
+void ShutdownCommand(CommandContext& ctx);
+
 // admin_commands.cc
 void InfoCommand(CommandContext& ctx);
 void TimeCommand(CommandContext& ctx);

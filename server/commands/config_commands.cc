@@ -1,15 +1,23 @@
-// CONFIG GET, CONFIG SET (so far for the options that pick collection encodings) and CONFIG
-// HELP.
+// CONFIG GET, SET, REWRITE and HELP. What each option accepts is in config_options.cc.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <charconv>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/config_options.h"
 #include "server/errors.h"
-#include "server/notify.h"
+#include "server/log.h"
 #include "storage/glob.h"
 
 namespace warden::server {
@@ -43,111 +51,152 @@ void ConfigGetCommand(CommandContext& ctx) {
   }
 }
 
-// The options CONFIG SET can change at run time so far, each with Redis's aliases. The rest of
-// Redis's mutable options come with the operator's commands.
-std::size_t* SettableOption(storage::EncodingLimits& e, std::string_view name) {
-  struct Option {
-    std::string_view name;
-    std::size_t storage::EncodingLimits::*field;
-  };
-  static constexpr Option kOptions[] = {
-      {"hash-max-listpack-entries", &storage::EncodingLimits::hash_max_listpack_entries},
-      {"hash-max-ziplist-entries", &storage::EncodingLimits::hash_max_listpack_entries},
-      {"hash-max-listpack-value", &storage::EncodingLimits::hash_max_listpack_value},
-      {"hash-max-ziplist-value", &storage::EncodingLimits::hash_max_listpack_value},
-      {"set-max-intset-entries", &storage::EncodingLimits::set_max_intset_entries},
-      {"zset-max-listpack-entries", &storage::EncodingLimits::zset_max_listpack_entries},
-      {"zset-max-ziplist-entries", &storage::EncodingLimits::zset_max_listpack_entries},
-      {"zset-max-listpack-value", &storage::EncodingLimits::zset_max_listpack_value},
-      {"zset-max-ziplist-value", &storage::EncodingLimits::zset_max_listpack_value},
-  };
-  for (const Option& o : kOptions) {
-    if (ArgIs(name, o.name)) return &(e.*o.field);
-  }
-  return nullptr;
-}
-
 void ConfigSetFailed(CommandContext& ctx, std::string_view name, std::string_view reason) {
   ctx.reply.Error({"ERR CONFIG SET failed (possibly related to argument '", name, "') - ", reason});
 }
 
-// list-max-listpack-size is Redis's one signed encoding option (an int).
-bool SetListMaxListpackSize(CommandContext& ctx, std::string_view name, std::string_view value,
-                            storage::EncodingLimits& updated) {
-  std::int64_t n = 0;
-  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || ptr != value.data() + value.size()) {
-    ConfigSetFailed(ctx, name, "argument couldn't be parsed into an integer");
-    return false;
-  }
-  if (n < INT32_MIN || n > INT32_MAX) {
-    ConfigSetFailed(ctx, name, "argument must be between -2147483648 and 2147483647 inclusive");
-    return false;
-  }
-  updated.list_max_listpack_size = n;
-  return true;
-}
-
+// CONFIG SET name value [name value ...], atomic as Redis's: every name is checked first
+// (unknown, immutable, protected, given twice: the first problem found is the answer, naming the
+// option as typed), then every value is parsed into a copy of the configuration (a bad value
+// names the option by its canonical name), and only when all are good does the copy replace the
+// configuration and the options' side effects run.
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 == 1) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  // Every value is checked before any applies, as Redis's CONFIG SET is atomic.
-  storage::EncodingLimits updated = ctx.server.config.encoding;
-  int notify_flags = ctx.server.config.notify_keyspace_events;
-  const std::vector<ConfigValue> known = ConfigValues(ctx.server.config);
+  // Each option with the name it was found by: an alias is an option of its own to Redis, so
+  // "lua-time-limit 1 busy-reply-threshold 2" is no duplicate (the last one wins).
+  struct Named {
+    const ConfigOption* option;
+    std::string_view name;
+  };
+  std::vector<Named> options;
+  options.reserve((ctx.argc() - 2) / 2);
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view name = ctx.arg(i);
-    std::string lower(name);
-    for (char& c : lower) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-    for (std::size_t j = 2; j < i; j += 2) {
-      if (ArgIs(ctx.arg(j), lower)) {
+    bool via_alias = false;
+    const ConfigOption* option = FindConfigOption(name, &via_alias);
+    if (option == nullptr) {
+      const std::vector<ConfigValue> known = ConfigValues(ctx.server.config);
+      const bool shown = std::any_of(known.begin(), known.end(),
+                                     [&](const ConfigValue& v) { return ArgIs(name, v.name); });
+      if (shown) {
+        ConfigSetFailed(ctx, name, "can't set this config in warden");
+      } else {
+        ctx.reply.Error(
+            {"ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"});
+      }
+      return;
+    }
+    if (option->mutability == ConfigMutability::kImmutable) {
+      ConfigSetFailed(ctx, name, "can't set immutable config");
+      return;
+    }
+    if (option->mutability == ConfigMutability::kProtected) {
+      ConfigSetFailed(ctx, name, "can't set protected config");
+      return;
+    }
+    const std::string_view canonical = via_alias ? option->alias : option->name;
+    for (const Named& earlier : options) {
+      if (earlier.option == option && earlier.name == canonical) {
         ConfigSetFailed(ctx, name, "duplicate parameter");
         return;
       }
     }
-    if (ArgIs(name, "list-max-listpack-size") || ArgIs(name, "list-max-ziplist-size")) {
-      if (!SetListMaxListpackSize(ctx, name, ctx.arg(i + 1), updated)) return;
-      continue;
-    }
-    if (ArgIs(name, "notify-keyspace-events")) {
-      const std::optional<int> flags = ParseNotifyKeyspaceEvents(ctx.arg(i + 1));
-      if (!flags) {
-        ConfigSetFailed(ctx, name, kBadNotifyClass);
-        return;
-      }
-      notify_flags = *flags;
-      continue;
-    }
-    std::size_t* field = SettableOption(updated, name);
-    if (field == nullptr) {
-      const bool exists = std::any_of(known.begin(), known.end(),
-                                      [&](const ConfigValue& v) { return ArgIs(name, v.name); });
-      if (!exists) {
-        ctx.reply.Error(
-            {"ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"});
-      } else {
-        ConfigSetFailed(ctx, name, "can't set this config in warden yet");
-      }
-      return;
-    }
-    const std::string_view value = ctx.arg(i + 1);
-    std::int64_t n = 0;
-    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec != std::errc() || ptr != value.data() + value.size()) {
-      ConfigSetFailed(ctx, name, "argument couldn't be parsed into an integer");
-      return;
-    }
-    if (n < 0) {
-      ConfigSetFailed(ctx, name, "argument must be between 0 and 9223372036854775807 inclusive");
-      return;
-    }
-    *field = static_cast<std::size_t>(n);
+    options.push_back({option, canonical});
   }
-  ctx.server.config.encoding = updated;
-  ctx.server.config.notify_keyspace_events = notify_flags;
+  Config updated = ctx.server.config;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (auto reason = options[i].option->set(updated, ctx.arg(3 + 2 * i))) {
+      ConfigSetFailed(ctx, options[i].name, *reason);
+      return;
+    }
+  }
+  Config old = std::exchange(ctx.server.config, std::move(updated));
+  for (const Named& named : options) {
+    if (named.option->apply == nullptr) continue;
+    if (auto reason = named.option->apply(ctx.server)) {
+      // As Redis's restoreBackupConfig: every option of the call goes back and is applied
+      // again (port and bind listen where they did).
+      if (ctx.server.log != nullptr) {
+        ctx.server.log->Log(LogLevel::kWarning,
+                            "Failed applying new configuration. Possibly related to new %.*s "
+                            "setting. Restoring previous settings.",
+                            static_cast<int>(named.option->name.size()), named.option->name.data());
+      }
+      ctx.server.config = std::move(old);
+      for (const Named& undo : options) {
+        if (undo.option->apply != nullptr) undo.option->apply(ctx.server);
+      }
+      ConfigSetFailed(ctx, named.name, *reason);
+      return;
+    }
+  }
   ctx.reply.Ok();
+}
+
+// Writes the new text next to the file and renames it over, so a crash never leaves half a file.
+bool WriteFileAtomically(const std::string& path, const std::string& text, int& error) {
+  std::string tmp = path + ".XXXXXX";
+  const int fd = mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) {
+    error = errno;
+    return false;
+  }
+  std::size_t offset = 0;
+  while (offset < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + offset, text.size() - offset);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      error = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    offset += static_cast<std::size_t>(n);
+  }
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fsync(fd) != 0 || ::fchmod(fd, 0644 & ~mask) != 0 ||
+      ::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  ::close(fd);
+  return true;
+}
+
+void ConfigRewriteCommand(CommandContext& ctx) {
+  const std::string& path = ctx.server.config.config_file;
+  if (path.empty()) {
+    ctx.reply.Error("ERR The server is running without a config file");
+    return;
+  }
+  std::string old_text;
+  int error = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    old_text = text.str();
+  } else if (errno != ENOENT) {
+    error = errno;
+  }
+  if (error == 0 &&
+      WriteFileAtomically(path, RewriteConfigText(old_text, ctx.server.config), error)) {
+    if (ctx.server.log != nullptr) {
+      ctx.server.log->Log(LogLevel::kNotice, "CONFIG REWRITE executed with success.");
+    }
+    ctx.reply.Ok();
+    return;
+  }
+  if (ctx.server.log != nullptr) {
+    ctx.server.log->Log(LogLevel::kWarning, "CONFIG-REWRITE failed: %s", std::strerror(error));
+  }
+  ctx.reply.Error({"ERR Rewriting config file: ", std::strerror(error)});
 }
 
 void ConfigHelpCommand(CommandContext& ctx) {
@@ -155,6 +204,12 @@ void ConfigHelpCommand(CommandContext& ctx) {
       "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GET <pattern>",
       "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
       "HELP",
       "    Print this help.",
   };
@@ -165,6 +220,7 @@ void ConfigHelpCommand(CommandContext& ctx) {
 constexpr CommandSpec kConfigTable[] = {
     {"config|get",  -3, kAdmin | kNoScript | kLoading | kStale, ConfigGetCommand,  0, 0, 0, "@admin @slow @dangerous"},
     {"config|help",  2, kLoading | kStale,                      ConfigHelpCommand, 0, 0, 0, "@slow"},
+    {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, ConfigRewriteCommand, 0, 0, 0, "@admin @slow @dangerous"},
     {"config|set",  -4, kAdmin | kNoScript | kLoading | kStale, ConfigSetCommand,  0, 0, 0, "@admin @slow @dangerous"},
 };
 // clang-format on

@@ -146,6 +146,8 @@ void DebugClock(CommandContext& ctx) {
     // later, so "SET NX PX 30000, ADVANCE 30000, SET NX" succeeds at once.
     ctx.server.dbs.ExpireDue(clock->NowMs());
     ctx.server.blocking.ExpireTimeouts(clock->NowMs());
+    // So is a CLIENT PAUSE of exactly that length (the held commands run from the loop).
+    ctx.server.pause.ExpireIfDue(clock->NowMs() + 1);
   } else if (ArgIs(action, "real") && ctx.argc() == 3) {
     clock->Real();
   } else {

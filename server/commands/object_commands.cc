@@ -1,4 +1,8 @@
 // TOUCH, and the OBJECT and MEMORY containers: what a value looks like inside.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <string>
 
 #include "protocol/request_parser.h"
@@ -6,6 +10,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
+#include "server/scripting/script_engine.h"
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
@@ -98,12 +103,25 @@ void ObjectRefcountCommand(CommandContext& ctx) {
   ctx.reply.Integer(shared ? 2147483647 : 1);
 }
 
+// Redis's LFU policies track access frequency instead of idle time (MAXMEMORY_FLAG_LFU).
+bool LfuPolicy(const CommandContext& ctx) {
+  const std::string& policy = ctx.server.config.maxmemory_policy;
+  return policy == "volatile-lfu" || policy == "allkeys-lfu";
+}
+
 void ObjectIdletimeCommand(CommandContext& ctx) {
   if (ObjectKey(ctx) == nullptr) {
     ctx.reply.Null();
     return;
   }
-  // warden keeps no access times (it never evicts): every key reads as just used.
+  if (LfuPolicy(ctx)) {
+    ctx.reply.Error(
+        "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    return;
+  }
+  // warden keeps no access times (it never evicts): every key reads as just used, whether or
+  // not the client asked CLIENT NO-TOUCH.
   ctx.reply.Integer(0);
 }
 
@@ -112,10 +130,15 @@ void ObjectFreqCommand(CommandContext& ctx) {
     ctx.reply.Null();
     return;
   }
-  ctx.reply.Error(
-      "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
-      "that when switching between policies at runtime LRU and LFU data will take some time to "
-      "adjust.");
+  if (!LfuPolicy(ctx)) {
+    ctx.reply.Error(
+        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+        "that when switching between policies at runtime LRU and LFU data will take some time "
+        "to adjust.");
+    return;
+  }
+  // No access statistics either: the counter Redis gives a new key (LFU_INIT_VAL).
+  ctx.reply.Integer(5);
 }
 
 void ObjectHelpCommand(CommandContext& ctx) {
@@ -164,10 +187,110 @@ void MemoryUsageCommand(CommandContext& ctx) {
       static_cast<std::int64_t>(ValueMemoryBytes(*e, static_cast<std::size_t>(samples))));
 }
 
+// The allocator's view, as INFO's used_memory reports it.
+std::size_t AllocatedBytes() {
+  const struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+std::size_t ResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages = 0;
+  unsigned long resident = 0;
+  const int n = std::fscanf(f, "%lu %lu", &pages, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// Redis's getMemoryDoctorReport: under 5 MB an instance is "empty"; warden detects none of the
+// issues (fragmentation, peaks, big client buffers) Redis looks for beyond that.
 void MemoryDoctorCommand(CommandContext& ctx) {
+  if (AllocatedBytes() < 5 * 1024 * 1024) {
+    ctx.reply.Verbatim(
+        "Hi Sam, this instance is empty or is using very little memory, my issues detector "
+        "can't be used in these conditions. Please, leave for your mission on Earth and fill it "
+        "with some data. The new Sam and I will be back to our programming as soon as I "
+        "finished rebooting.\n");
+    return;
+  }
   ctx.reply.Verbatim(
       "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
-      "occurs on this base.");
+      "occurs on this base.\n");
+}
+
+// MEMORY STATS with Redis 7.0's fields and order. warden's figures: the allocator's bytes in use
+// (no peak is tracked, so the peak is now), clients' query and reply buffers, the script cache,
+// and each database's bucket arrays as its hash table overhead (expiry needs no second table).
+void MemoryStatsCommand(CommandContext& ctx) {
+  const std::size_t allocated = AllocatedBytes();
+  const std::size_t resident = ResidentBytes();
+  std::size_t clients = 0;
+  if (ctx.server.connections != nullptr) {
+    ctx.server.connections->ForEachSession([&clients](const Session& s) {
+      clients += s.query_buffer_bytes + s.query_buffer_free + s.output_bytes;
+    });
+  }
+  const std::size_t lua = ctx.server.scripts->scripts_bytes();
+  std::size_t overhead = clients + lua;
+  std::size_t keys = 0;
+  int databases_with_keys = 0;
+  for (int i = 0; i < ctx.server.dbs.count(); ++i) {
+    const storage::Keyspace& db = ctx.server.dbs.db(i);
+    if (db.size() == 0) continue;
+    ++databases_with_keys;
+    keys += db.size();
+    overhead += db.bucket_bytes();
+  }
+  const double net = static_cast<double>(allocated);
+  const std::size_t dataset = allocated > overhead ? allocated - overhead : 0;
+  const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
+  ctx.reply.MapHeader(27 + static_cast<std::size_t>(databases_with_keys));
+  const auto field = [&ctx](std::string_view name, std::int64_t value) {
+    ctx.reply.Bulk(name);
+    ctx.reply.Integer(value);
+  };
+  const auto dfield = [&ctx](std::string_view name, double value) {
+    ctx.reply.Bulk(name);
+    ctx.reply.Double(value);
+  };
+  field("peak.allocated", static_cast<std::int64_t>(allocated));
+  field("total.allocated", static_cast<std::int64_t>(allocated));
+  field("startup.allocated", 0);
+  field("replication.backlog", 0);
+  field("clients.slaves", 0);
+  field("clients.normal", static_cast<std::int64_t>(clients));
+  field("cluster.links", 0);
+  field("aof.buffer", 0);
+  field("lua.caches", static_cast<std::int64_t>(lua));
+  field("functions.caches", 0);
+  for (int i = 0; i < ctx.server.dbs.count(); ++i) {
+    const storage::Keyspace& db = ctx.server.dbs.db(i);
+    if (db.size() == 0) continue;
+    ctx.reply.Bulk("db." + std::to_string(i));
+    ctx.reply.MapHeader(2);
+    field("overhead.hashtable.main", static_cast<std::int64_t>(db.bucket_bytes()));
+    field("overhead.hashtable.expires", 0);
+  }
+  field("overhead.total", static_cast<std::int64_t>(overhead));
+  field("keys.count", static_cast<std::int64_t>(keys));
+  field("keys.bytes-per-key", keys == 0 ? 0 : static_cast<std::int64_t>(allocated / keys));
+  field("dataset.bytes", static_cast<std::int64_t>(dataset));
+  dfield("dataset.percentage", ratio(static_cast<double>(dataset) * 100, net));
+  dfield("peak.percentage", 100.0);
+  field("allocator.allocated", static_cast<std::int64_t>(allocated));
+  field("allocator.active", static_cast<std::int64_t>(allocated));
+  field("allocator.resident", static_cast<std::int64_t>(resident));
+  dfield("allocator-fragmentation.ratio", 1.0);
+  field("allocator-fragmentation.bytes", 0);
+  dfield("allocator-rss.ratio", ratio(static_cast<double>(resident), net));
+  field("allocator-rss.bytes",
+        static_cast<std::int64_t>(resident) - static_cast<std::int64_t>(allocated));
+  dfield("rss-overhead.ratio", 1.0);
+  field("rss-overhead.bytes", 0);
+  dfield("fragmentation", ratio(static_cast<double>(resident), net));
+  field("fragmentation.bytes",
+        static_cast<std::int64_t>(resident) - static_cast<std::int64_t>(allocated));
 }
 
 void MemoryMallocStatsCommand(CommandContext& ctx) {
@@ -188,6 +311,8 @@ void MemoryHelpCommand(CommandContext& ctx) {
       "    Return internal statistics report from the memory allocator.",
       "PURGE",
       "    Attempt to purge dirty pages for reclamation by the allocator.",
+      "STATS",
+      "    Return information about the memory usage of the server.",
       "USAGE <key> [SAMPLES <count>]",
       "    Return memory in bytes used by <key> and its value. Nested values are",
       "    sampled up to <count> times (default: 5, 0 means sample all).",
@@ -211,6 +336,7 @@ constexpr CommandSpec kMemoryTable[] = {
     {"memory|help",         2, kLoading | kStale,  MemoryHelpCommand,        0, 0, 0, "@slow"},
     {"memory|malloc-stats", 2, 0,                  MemoryMallocStatsCommand, 0, 0, 0, "@slow"},
     {"memory|doctor",       2, 0,                  MemoryDoctorCommand,      0, 0, 0, "@slow"},
+    {"memory|stats",        2, 0,                  MemoryStatsCommand,       0, 0, 0, "@slow"},
     {"memory|usage",       -3, kReadOnly,          MemoryUsageCommand,       2, 2, 1, "@read @slow"},
 };
 // clang-format on

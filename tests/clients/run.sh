@@ -152,6 +152,9 @@ for n in 1 2 3; do
   warden_ports+=("$(cut -d' ' -f2 "$work/warden$n.addr")")
 done
 export REDIS_PORTS="${redis_ports[*]}" WARDEN_PORTS="${warden_ports[*]}"
+# Scenarios that end a server (SHUTDOWN) start their own warden from this binary.
+WARDEN_BIN="$(cd "$(dirname "$warden_bin")" && pwd)/$(basename "$warden_bin")"
+export WARDEN_BIN
 echo "clients: redis-server on ${REDIS_PORTS}, warden on ${WARDEN_PORTS}"
 
 results="$work/results"
@@ -190,7 +193,9 @@ for suite in "${suites[@]}"; do
       run_suite transactions 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/transactions.xml" "$here/python/test_transactions.py"
       run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/notifications.xml" "$here/python/test_notifications.py" ;;
+        --junitxml="$results/notifications.xml" "$here/python/test_notifications.py"
+      run_suite client-admin 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/client-admin.xml" "$here/python/test_client_admin.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;

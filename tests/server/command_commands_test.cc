@@ -222,9 +222,10 @@ TEST_F(CommandCommandsTest, InfoOfContainerListsSubcommands) {
     subcommands.emplace_back(sub.elements[0].text);
   }
   EXPECT_EQ(subcommands,
-            (std::vector<std::string>{"client|id", "client|getname", "client|setname",
-                                      "client|setinfo", "client|info", "client|list",
-                                      "client|no-evict", "client|unblock", "client|help"}));
+            (std::vector<std::string>{
+                "client|id", "client|getname", "client|setname", "client|setinfo", "client|info",
+                "client|list", "client|no-evict", "client|unblock", "client|kill", "client|pause",
+                "client|unpause", "client|no-touch", "client|help"}));
 }
 
 TEST_F(CommandCommandsTest, InfoWithoutNamesIsCommand) {
@@ -386,9 +387,10 @@ TEST_F(CommandCommandsTest, ListFilterByPattern) {
   const std::string bytes = Run({"COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"});
 
   EXPECT_EQ(BulkStrings(Parse(bytes)),
-            (std::vector<std::string>{"client", "client|id", "client|getname", "client|setname",
-                                      "client|setinfo", "client|info", "client|list",
-                                      "client|no-evict", "client|unblock", "client|help"}));
+            (std::vector<std::string>{
+                "client", "client|id", "client|getname", "client|setname", "client|setinfo",
+                "client|info", "client|list", "client|no-evict", "client|unblock", "client|kill",
+                "client|pause", "client|unpause", "client|no-touch", "client|help"}));
 }
 
 TEST_F(CommandCommandsTest, ListFilterByPatternIgnoresCase) {

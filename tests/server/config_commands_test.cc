@@ -82,10 +82,16 @@ TEST_F(ConfigCommandsTest, ContainerErrors) {
 
 TEST_F(ConfigCommandsTest, Help) {
   EXPECT_EQ(Run({"CONFIG", "HELP"}),
-            "*5\r\n"
+            "*11\r\n"
             "+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+GET <pattern>\r\n"
             "+    Return parameters matching the glob-like <pattern> and their values.\r\n"
+            "+SET <directive> <value>\r\n"
+            "+    Set the configuration <directive> to <value>.\r\n"
+            "+RESETSTAT\r\n"
+            "+    Reset statistics reported by the INFO command.\r\n"
+            "+REWRITE\r\n"
+            "+    Rewrite the configuration file.\r\n"
             "+HELP\r\n"
             "+    Print this help.\r\n");
 }

@@ -1,0 +1,132 @@
+#include "server/client_pause.h"
+
+#include <algorithm>
+
+#include "protocol/reply_writer.h"
+#include "server/blocking.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/dispatcher.h"
+#include "server/scripting/script_engine.h"
+#include "server/server_state.h"
+#include "server/transaction.h"
+
+namespace warden::server {
+namespace {
+
+// A script's shebang line declares flags=no-writes (Redis then drops the command's may-write
+// flags for the pause check).
+bool ShebangSaysNoWrites(std::string_view body) {
+  if (body.substr(0, 2) != "#!") return false;
+  const std::string_view line = body.substr(0, body.find('\n'));
+  const std::size_t flags = line.find("flags=");
+  if (flags == std::string_view::npos) return false;
+  std::string_view list = line.substr(flags + 6);
+  list = list.substr(0, list.find(' '));
+  while (!list.empty()) {
+    const std::size_t comma = std::min(list.find(','), list.size());
+    if (list.substr(0, comma) == "no-writes") return true;
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  return false;
+}
+
+// Redis's CMD_WRITE | CMD_MAY_REPLICATE, with a script's own declaration taken into account
+// (evalGetCommandFlags).
+bool MayWrite(const ServerState& server, const CommandSpec& spec,
+              std::span<const std::string_view> args) {
+  if ((spec.flags & kWrite) != 0) return true;
+  if (spec.handler == EvalCommand) return !ShebangSaysNoWrites(args[1]);
+  if (spec.handler == EvalshaCommand) {
+    const Script* script = args[1].size() == 40 ? server.scripts->Find(args[1]) : nullptr;
+    return script == nullptr || !script->has_shebang || !script->no_writes;
+  }
+  return spec.name == "publish" || spec.name == "spublish" || spec.name == "pfcount" ||
+         spec.name == "fcall";
+}
+
+}  // namespace
+
+ClientPause::ClientPause() = default;
+ClientPause::~ClientPause() = default;
+
+void ClientPause::Pause(PauseMode mode, std::int64_t end_ms, std::int64_t now_ms) {
+  // As Redis's pauseClients: one pause for the command, widened by each call.
+  const PauseMode old = mode_;
+  if (mode_ == PauseMode::kOff) {
+    mode_ = mode;
+    end_ms_ = end_ms;
+  } else {
+    mode_ = std::max(mode_, mode);
+    end_ms_ = std::max(end_ms_, end_ms);
+  }
+  // A pause whose end has already passed (CLIENT PAUSE 0) is over at once.
+  if (end_ms_ < now_ms) mode_ = PauseMode::kOff;
+  if (mode_ < old) Release();
+}
+
+void ClientPause::Unpause() {
+  if (mode_ == PauseMode::kOff) return;
+  mode_ = PauseMode::kOff;
+  end_ms_ = 0;
+  Release();
+}
+
+bool ClientPause::ExpireIfDue(std::int64_t now_ms) {
+  if (mode_ == PauseMode::kOff || end_ms_ >= now_ms) return false;
+  Unpause();
+  return true;
+}
+
+bool ClientPause::Holds(const ServerState& server, const Session& session, const CommandSpec& spec,
+                        std::span<const std::string_view> args) const {
+  if (mode_ == PauseMode::kAll) return true;
+  if (mode_ != PauseMode::kWrite) return false;
+  if (MayWrite(server, spec, args)) return true;
+  // An EXEC takes the flags of what it would run (Redis's mstate.cmd_flags): commands queued
+  // before the pause began.
+  if (spec.handler != ExecCommand || !session.in_multi) return false;
+  const QueuedCommands& queued = session.multi.queued;
+  std::vector<std::string_view> queued_args;
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    queued.Args(i, queued_args);
+    if (MayWrite(server, queued.spec(i), queued_args)) return true;
+  }
+  return false;
+}
+
+void ClientPause::Postpone(Session& session, std::span<const std::string_view> args) {
+  auto p = std::make_unique<Postponed>();
+  p->session = &session;
+  p->args.assign(args.begin(), args.end());
+  session.blocked = true;
+  postponed_.push_back(std::move(p));
+}
+
+void ClientPause::Remove(const Session& session) {
+  const auto is = [&](const std::unique_ptr<Postponed>& p) { return p->session == &session; };
+  postponed_.erase(std::remove_if(postponed_.begin(), postponed_.end(), is), postponed_.end());
+  released_.erase(std::remove_if(released_.begin(), released_.end(), is), released_.end());
+}
+
+void ClientPause::Release() {
+  for (auto& p : postponed_) released_.push_back(std::move(p));
+  postponed_.clear();
+}
+
+void ClientPause::DispatchReleased(ServerState& server) {
+  std::vector<std::unique_ptr<Postponed>> batch;
+  batch.swap(released_);
+  for (const auto& p : batch) {
+    Session& session = *p->session;
+    session.blocked = false;
+    std::vector<std::string_view> views(p->args.begin(), p->args.end());
+    std::string scratch;  // a client without a connection (command tests) gets no reply
+    std::string& out = session.host != nullptr ? session.host->reply_buffer() : scratch;
+    protocol::ReplyWriter writer(&out, session.resp);
+    Dispatch(server, session, views, writer);
+    if (!session.blocked && session.host != nullptr) session.host->Unblocked();
+  }
+}
+
+}  // namespace warden::server

@@ -1,0 +1,527 @@
+#include "server/config_options.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <vector>
+
+#include "protocol/request_parser.h"
+#include "server/log.h"
+#include "server/notify.h"
+#include "server/server_state.h"
+
+namespace warden::server {
+namespace {
+
+using SetResult = std::optional<std::string>;
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    if (fold(a[i]) != fold(b[i])) return false;
+  }
+  return true;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+  return out;
+}
+
+std::string Between(std::int64_t lo, std::int64_t hi) {
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "argument must be between %" PRId64 " and %" PRId64 " inclusive",
+                lo, hi);
+  return buf;
+}
+
+// Redis's numericConfigSet for a plain integer (string2ll, then the bounds).
+template <typename T>
+SetResult SetInteger(std::string_view v, std::int64_t lo, std::int64_t hi, T& out) {
+  std::int64_t n = 0;
+  if (!protocol::ParseStrictInt64(v, n)) return "argument couldn't be parsed into an integer";
+  if (n < lo || n > hi) return Between(lo, hi);
+  out = static_cast<T>(n);
+  return std::nullopt;
+}
+
+// Redis's memtoull: digits and an optional unit (b, k, kb, m, mb, g, gb, any case); no sign.
+bool MemToUll(std::string_view v, unsigned long long& out) {
+  std::size_t digits = 0;
+  if (!v.empty() && v[0] == '-') return false;
+  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+  const std::string unit = Lower(v.substr(digits));
+  unsigned long long mul = 0;
+  if (unit.empty() || unit == "b") {
+    mul = 1;
+  } else if (unit == "k") {
+    mul = 1000;
+  } else if (unit == "kb") {
+    mul = 1024;
+  } else if (unit == "m") {
+    mul = 1000ULL * 1000;
+  } else if (unit == "mb") {
+    mul = 1024ULL * 1024;
+  } else if (unit == "g") {
+    mul = 1000ULL * 1000 * 1000;
+  } else if (unit == "gb") {
+    mul = 1024ULL * 1024 * 1024;
+  } else {
+    return false;
+  }
+  if (digits > 20) return false;
+  const std::string text(v.substr(0, digits));
+  errno = 0;
+  const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || value > ULLONG_MAX / mul) return false;
+  out = value * mul;
+  return true;
+}
+
+template <typename T>
+SetResult SetMemory(std::string_view v, std::int64_t lo, std::int64_t hi, T& out) {
+  unsigned long long bytes = 0;
+  if (!MemToUll(v, bytes)) return "argument must be a memory value";
+  // As Redis, the unsigned reading goes through a long long before the bounds check.
+  const auto n = static_cast<std::int64_t>(bytes);
+  if (n < lo || n > hi) return Between(lo, hi);
+  out = static_cast<T>(n);
+  return std::nullopt;
+}
+
+SetResult SetBool(std::string_view v, bool& out) {
+  if (EqualsNoCase(v, "yes")) {
+    out = true;
+  } else if (EqualsNoCase(v, "no")) {
+    out = false;
+  } else {
+    return "argument must be 'yes' or 'no'";
+  }
+  return std::nullopt;
+}
+
+SetResult SetEnum(std::string_view v, std::span<const std::string_view> names, std::string& out) {
+  for (std::string_view name : names) {
+    if (EqualsNoCase(v, name)) {
+      out = std::string(name);
+      return std::nullopt;
+    }
+  }
+  std::string err = "argument(s) must be one of the following: ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) err += ", ";
+    err += names[i];
+  }
+  return err;
+}
+
+// Redis's sdscatrepr: a quoted string with C escapes.
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out += static_cast<char>(c);
+        } else {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+          out += buf;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string YesNo(bool b) { return b ? "yes" : "no"; }
+
+// Splits on single spaces, as Redis's sdssplitlen does for multi-argument options.
+std::vector<std::string_view> SplitSpaces(std::string_view v) {
+  std::vector<std::string_view> out;
+  if (v.empty()) return out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t sp = v.find(' ', start);
+    out.push_back(v.substr(start, sp == std::string_view::npos ? v.size() - start : sp - start));
+    if (sp == std::string_view::npos) break;
+    start = sp + 1;
+  }
+  return out;
+}
+
+SetResult SetOutputBufferLimit(Config& c, std::string_view v) {
+  const std::vector<std::string_view> a = SplitSpaces(v);
+  if (a.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  // All groups are checked before any applies.
+  Config updated = c;
+  for (std::size_t i = 0; i < a.size(); i += 4) {
+    OutputBufferLimit* target = nullptr;
+    if (EqualsNoCase(a[i], "normal")) {
+      target = &updated.output_limit_normal;
+    } else if (EqualsNoCase(a[i], "slave") || EqualsNoCase(a[i], "replica")) {
+      target = &updated.output_limit_replica;
+    } else if (EqualsNoCase(a[i], "pubsub")) {
+      target = &updated.output_limit_pubsub;
+    } else {
+      return "Invalid client class specified in buffer limit configuration.";
+    }
+    unsigned long long hard = 0;
+    unsigned long long soft = 0;
+    const std::string seconds_text(a[i + 3]);
+    char* end = nullptr;
+    const long long seconds = std::strtoll(seconds_text.c_str(), &end, 10);
+    if (!MemToUll(a[i + 1], hard) || !MemToUll(a[i + 2], soft) || seconds < 0 || *end != '\0') {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    *target = {static_cast<std::int64_t>(hard), static_cast<std::int64_t>(soft),
+               static_cast<std::int64_t>(static_cast<int>(seconds))};
+  }
+  c = std::move(updated);
+  return std::nullopt;
+}
+
+std::string FormatOutputBufferLimit(const Config& c) {
+  std::string out;
+  const auto add = [&out](std::string_view cls, const OutputBufferLimit& l) {
+    if (!out.empty()) out += '\n';
+    out += cls;
+    out += ' ' + FormatMemory(l.hard_bytes) + ' ' + FormatMemory(l.soft_bytes) + ' ' +
+           std::to_string(l.soft_seconds);
+  };
+  add("normal", c.output_limit_normal);
+  add("replica", c.output_limit_replica);
+  add("pubsub", c.output_limit_pubsub);
+  return out;
+}
+
+// Redis's checks for save's "<seconds> <changes> ..." pairs; warden keeps nothing on disk, so
+// only the empty schedule is taken (as its config file loader does).
+SetResult SetSave(Config& c, std::string_view v) {
+  const std::vector<std::string_view> a = SplitSpaces(v);
+  if (a.size() % 2 != 0) return "Invalid save parameters";
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    const std::string text(a[j]);
+    char* end = nullptr;
+    const long long n = std::strtoll(text.c_str(), &end, 10);
+    if (*end != '\0' || (j % 2 == 0 && n < 1) || (j % 2 == 1 && n < 0)) {
+      return "Invalid save parameters";
+    }
+  }
+  if (!a.empty()) return "warden does not persist: only save \"\" is accepted";
+  c.save.clear();
+  return std::nullopt;
+}
+
+SetResult SetAppendonly(Config&, std::string_view v) {
+  bool on = false;
+  if (auto err = SetBool(v, on)) return err;
+  if (on) return "warden does not persist: only appendonly no is accepted";
+  return std::nullopt;
+}
+
+constexpr std::string_view kLogLevels[] = {"debug", "verbose", "notice", "warning"};
+constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
+                                          "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
+                                          "allkeys-random", "noeviction"};
+
+SetResult ApplyLoglevel(ServerState& s) {
+  if (s.log != nullptr) s.log->set_level(ParseLogLevel(s.config.loglevel));
+  return std::nullopt;
+}
+
+SetResult ApplyActiveExpireEffort(ServerState& s) {
+  const int effort = s.config.active_expire_effort - 1;
+  s.active_expiry.set_options(
+      {.keys_per_loop = 20 + 5 * effort, .acceptable_stale_percent = 10 - effort});
+  return std::nullopt;
+}
+
+// port and bind take effect at once, as in Redis: the listeners are replaced.
+SetResult ApplyPort(ServerState& s) {
+  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
+  return "Unable to listen on this port. Check server logs.";
+}
+
+SetResult ApplyBind(ServerState& s) {
+  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
+  return "Failed to bind to specified addresses.";
+}
+
+// Redis's setConfigBindOption: addresses separated by spaces, "" for none.
+SetResult SetBind(Config& c, std::string_view v) {
+  std::vector<std::string_view> a = SplitSpaces(v);
+  if (a.size() > 16) return "Too many bind addresses specified.";
+  if (a.size() == 1 && a[0].empty()) a.clear();
+  c.bind.assign(a.begin(), a.end());
+  return std::nullopt;
+}
+
+constexpr auto kMut = ConfigMutability::kMutable;
+constexpr auto kImm = ConfigMutability::kImmutable;
+constexpr auto kProt = ConfigMutability::kProtected;
+constexpr std::int64_t kIntMax = INT32_MAX;
+constexpr std::int64_t kLongMax = INT64_MAX;
+
+// Bounds, kinds and texts are Redis 7.0's (config.c's standardConfig table). The options read
+// where they are used (timeout, maxclients, output limits, encodings, requirepass...) need no
+// apply step; hz is picked up by the next cron tick.
+// clang-format off
+constexpr ConfigOption kConfigOptions[] = {
+    {"port", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, 65535, c.port); },
+     [](const Config& c) { return std::to_string(c.port); }, ApplyPort},
+    {"bind", "", kMut, SetBind,
+     [](const Config& c) {
+       std::string out;
+       for (const std::string& b : c.bind) out += (out.empty() ? "" : " ") + b;
+       return out;
+     }, ApplyBind},
+    {"unixsocket", "", kImm, nullptr, [](const Config& c) { return Quoted(c.unixsocket); }, nullptr},
+    {"unixsocketperm", "", kImm, nullptr,
+     [](const Config& c) {
+       char buf[16];
+       std::snprintf(buf, sizeof(buf), "%o", c.unixsocketperm);
+       return std::string(buf);
+     }, nullptr},
+    {"requirepass", "", kMut,
+     [](Config& c, std::string_view v) -> SetResult { c.requirepass = std::string(v); return std::nullopt; },
+     [](const Config& c) { return Quoted(c.requirepass); }, nullptr},
+    {"hz", "", kMut,
+     [](Config& c, std::string_view v) {
+       // Redis's updateHZ keeps the value within 1..500 without complaint.
+       std::int64_t hz = 0;
+       SetResult err = SetInteger(v, 0, kIntMax, hz);
+       if (!err) c.hz = static_cast<int>(std::clamp<std::int64_t>(hz, 1, 500));
+       return err;
+     },
+     [](const Config& c) { return std::to_string(c.hz); }, nullptr},
+    {"maxclients", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 1, UINT32_MAX, c.maxclients); },
+     [](const Config& c) { return std::to_string(c.maxclients); }, nullptr},
+    {"timeout", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.timeout_s); },
+     [](const Config& c) { return std::to_string(c.timeout_s); }, nullptr},
+    {"tcp-keepalive", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.tcp_keepalive_s); },
+     [](const Config& c) { return std::to_string(c.tcp_keepalive_s); }, nullptr},
+    {"tcp-backlog", "", kImm, nullptr, [](const Config& c) { return std::to_string(c.tcp_backlog); }, nullptr},
+    {"proto-max-bulk-len", "", kMut,
+     [](Config& c, std::string_view v) -> SetResult {
+       std::int64_t limit = 0;
+       if (auto err = SetMemory(v, 1024 * 1024, kLongMax, limit)) return err;
+       // An entry keeps 31 bits of value length.
+       if (limit > 0x7FFFFFFF) return "argument must be at most 2gb - 1 in warden";
+       c.proto_max_bulk_len = limit;
+       return std::nullopt;
+     },
+     [](const Config& c) { return FormatMemory(c.proto_max_bulk_len); }, nullptr},
+    {"client-query-buffer-limit", "", kMut,
+     [](Config& c, std::string_view v) { return SetMemory(v, 1024 * 1024, kLongMax, c.client_query_buffer_limit); },
+     [](const Config& c) { return FormatMemory(c.client_query_buffer_limit); }, nullptr},
+    {"client-output-buffer-limit", "", kMut, SetOutputBufferLimit, FormatOutputBufferLimit, nullptr},
+    {"shutdown-timeout", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.shutdown_timeout_s); },
+     [](const Config& c) { return std::to_string(c.shutdown_timeout_s); }, nullptr},
+    {"busy-reply-threshold", "lua-time-limit", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.busy_reply_threshold_ms); },
+     [](const Config& c) { return std::to_string(c.busy_reply_threshold_ms); }, nullptr},
+    {"active-expire-effort", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 1, 10, c.active_expire_effort); },
+     [](const Config& c) { return std::to_string(c.active_expire_effort); }, ApplyActiveExpireEffort},
+    {"databases", "", kImm, nullptr, [](const Config& c) { return std::to_string(c.databases); }, nullptr},
+    {"hash-max-listpack-entries", "hash-max-ziplist-entries", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.hash_max_listpack_entries); },
+     [](const Config& c) { return std::to_string(c.encoding.hash_max_listpack_entries); }, nullptr},
+    {"hash-max-listpack-value", "hash-max-ziplist-value", kMut,
+     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.encoding.hash_max_listpack_value); },
+     [](const Config& c) { return FormatMemory(static_cast<std::int64_t>(c.encoding.hash_max_listpack_value)); }, nullptr},
+    {"set-max-intset-entries", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.set_max_intset_entries); },
+     [](const Config& c) { return std::to_string(c.encoding.set_max_intset_entries); }, nullptr},
+    {"zset-max-listpack-entries", "zset-max-ziplist-entries", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.zset_max_listpack_entries); },
+     [](const Config& c) { return std::to_string(c.encoding.zset_max_listpack_entries); }, nullptr},
+    {"zset-max-listpack-value", "zset-max-ziplist-value", kMut,
+     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.encoding.zset_max_listpack_value); },
+     [](const Config& c) { return FormatMemory(static_cast<std::int64_t>(c.encoding.zset_max_listpack_value)); }, nullptr},
+    {"list-max-listpack-size", "list-max-ziplist-size", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, INT32_MIN, INT32_MAX, c.encoding.list_max_listpack_size); },
+     [](const Config& c) { return std::to_string(c.encoding.list_max_listpack_size); }, nullptr},
+    {"protected-mode", "", kMut,
+     [](Config& c, std::string_view v) { return SetBool(v, c.protected_mode); },
+     [](const Config& c) { return YesNo(c.protected_mode); }, nullptr},
+    {"enable-debug-command", "", kImm, nullptr,
+     [](const Config& c) {
+       return std::string(c.enable_debug_command == DebugCommandPolicy::kYes     ? "yes"
+                          : c.enable_debug_command == DebugCommandPolicy::kLocal ? "local"
+                                                                                 : "no");
+     }, nullptr},
+    {"loglevel", "", kMut,
+     [](Config& c, std::string_view v) { return SetEnum(v, kLogLevels, c.loglevel); },
+     [](const Config& c) { return c.loglevel; }, ApplyLoglevel},
+    {"logfile", "", kImm, nullptr, [](const Config& c) { return Quoted(c.logfile); }, nullptr},
+    {"save", "", kMut, SetSave, [](const Config&) { return std::string("\"\""); }, nullptr},
+    {"appendonly", "", kMut, SetAppendonly, [](const Config&) { return std::string("no"); }, nullptr},
+    {"dir", "", kProt, nullptr, [](const Config& c) { return Quoted(c.dir); }, nullptr},
+    {"daemonize", "", kImm, nullptr, [](const Config&) { return std::string("no"); }, nullptr},
+    {"cluster-enabled", "", kImm, nullptr, [](const Config&) { return std::string("no"); }, nullptr},
+    {"maxmemory-policy", "", kMut,
+     [](Config& c, std::string_view v) { return SetEnum(v, kPolicies, c.maxmemory_policy); },
+     [](const Config& c) { return c.maxmemory_policy; }, nullptr},
+    {"notify-keyspace-events", "", kMut,
+     [](Config& c, std::string_view v) -> SetResult {
+       const std::optional<int> flags = ParseNotifyKeyspaceEvents(v);
+       if (!flags) return std::string(kBadNotifyClass);
+       c.notify_keyspace_events = *flags;
+       return std::nullopt;
+     },
+     [](const Config& c) { return FormatNotifyKeyspaceEvents(c.notify_keyspace_events); }, nullptr},
+    // warden's own options: set at start only, and left as written by CONFIG REWRITE.
+    {"port-file", "", kImm, nullptr, nullptr, nullptr},
+    {"seed", "", kImm, nullptr, nullptr, nullptr},
+    {"script-memory-limit", "", kImm, nullptr, nullptr, nullptr},
+};
+// clang-format on
+
+}  // namespace
+
+std::string FormatMemory(std::int64_t bytes) {
+  constexpr std::int64_t kGb = 1024LL * 1024 * 1024;
+  constexpr std::int64_t kMb = 1024LL * 1024;
+  constexpr std::int64_t kKb = 1024;
+  if (bytes != 0 && bytes % kGb == 0) return std::to_string(bytes / kGb) + "gb";
+  if (bytes != 0 && bytes % kMb == 0) return std::to_string(bytes / kMb) + "mb";
+  if (bytes != 0 && bytes % kKb == 0) return std::to_string(bytes / kKb) + "kb";
+  return std::to_string(bytes);
+}
+
+std::span<const ConfigOption> ConfigOptions() { return kConfigOptions; }
+
+const ConfigOption* FindConfigOption(std::string_view name, bool* via_alias) {
+  for (const ConfigOption& o : kConfigOptions) {
+    const bool alias = !o.alias.empty() && EqualsNoCase(name, o.alias);
+    if (alias || EqualsNoCase(name, o.name)) {
+      if (via_alias != nullptr) *via_alias = alias;
+      return &o;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace warden::server
+
+namespace warden::server {
+
+std::string RewriteConfigText(std::string_view old_text, const Config& config) {
+  static constexpr std::string_view kSignature = "# Generated by CONFIG REWRITE";
+  std::vector<std::string> lines;
+  // Line numbers in the old file of each option with a row, by canonical name.
+  std::map<std::string_view, std::vector<std::size_t>> option_lines;
+  bool needs_signature = true;
+  std::size_t start = 0;
+  while (start <= old_text.size() && !old_text.empty()) {
+    const std::size_t nl = old_text.find('\n', start);
+    std::string_view line =
+        old_text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    const std::size_t first = line.find_first_not_of("\r\n\t ");
+    const std::size_t last = line.find_last_not_of("\r\n\t ");
+    line =
+        first == std::string_view::npos ? std::string_view() : line.substr(first, last - first + 1);
+    lines.emplace_back(line);
+    if (line.empty() || line[0] == '#') {
+      if (line == kSignature) needs_signature = false;
+    } else {
+      std::string storage;
+      std::vector<std::pair<std::size_t, std::size_t>> spans;
+      if (protocol::SplitInlineArgs(line, storage, spans) && !spans.empty()) {
+        const ConfigOption* option =
+            FindConfigOption(std::string_view(storage).substr(spans[0].first, spans[0].second));
+        if (option != nullptr && option->format != nullptr) {
+          option_lines[option->name].push_back(lines.size() - 1);
+        }
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+
+  const Config defaults;
+  for (const ConfigOption& option : ConfigOptions()) {
+    if (option.format == nullptr) continue;
+    const std::string value = option.format(config);
+    const std::string default_value = option.format(defaults);
+    std::vector<std::size_t>& reuse = option_lines[option.name];
+    std::size_t pos = 0;
+    std::size_t default_pos = 0;
+    while (pos <= value.size()) {
+      const std::size_t end = std::min(value.find('\n', pos), value.size());
+      const std::size_t default_end =
+          std::min(default_value.find('\n', default_pos), default_value.size());
+      const std::string_view one = std::string_view(value).substr(pos, end - pos);
+      const std::string_view default_one =
+          std::string_view(default_value).substr(default_pos, default_end - default_pos);
+      // Redis writes save out whatever its value.
+      const bool force = one != default_one || option.name == "save";
+      std::string line = std::string(option.name) + " " + std::string(one);
+      if (!reuse.empty()) {
+        lines[reuse.front()] = std::move(line);
+        reuse.erase(reuse.begin());
+      } else if (force) {
+        if (needs_signature) {
+          lines.emplace_back(kSignature);
+          needs_signature = false;
+        }
+        lines.push_back(std::move(line));
+      }
+      pos = end + 1;
+      default_pos = default_end + 1;
+    }
+    // Lines of this option the new values did not take are orphans.
+    for (std::size_t orphan : reuse) lines[orphan].clear();
+    reuse.clear();
+  }
+
+  std::string out;
+  bool was_empty = false;
+  for (const std::string& line : lines) {
+    if (line.empty()) {
+      if (was_empty) continue;
+      was_empty = true;
+    } else {
+      was_empty = false;
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace warden::server
