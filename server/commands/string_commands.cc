@@ -515,7 +515,8 @@ void GetexCommand(CommandContext& ctx) {
   }
   if (options.expiry != SetExpiry::kNone) {
     keyspace.SetDeadline(entry, deadline);
-  } else if (options.persist) {
+  } else if (options.persist && entry->has_deadline()) {
+    // Only a deadline removed is a change (WATCH, as Redis's removeExpire).
     keyspace.SetDeadline(entry, kNoDeadline);
   }
 }
