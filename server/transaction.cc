@@ -20,22 +20,35 @@ void QueuedCommands::Add(const CommandSpec& spec, std::span<const std::string_vi
 
 void QueuedCommands::Args(std::size_t i, std::vector<std::string_view>& out) const {
   const Command& c = commands_[i];
-  out.clear();
+  out.resize(c.argc);
+  const char* base = bytes_.data();
   std::size_t start = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
-  for (std::size_t a = c.first_arg; a < c.first_arg + c.argc; ++a) {
-    out.emplace_back(bytes_.data() + start, arg_ends_[a] - start);
-    start = arg_ends_[a];
+  for (std::size_t a = 0; a < c.argc; ++a) {
+    const std::size_t end = arg_ends_[c.first_arg + a];
+    out[a] = std::string_view(base + start, end - start);
+    start = end;
   }
 }
 
 void QueuedCommands::Clear() {
-  std::vector<Command>().swap(commands_);
-  std::vector<std::size_t>().swap(arg_ends_);
-  std::string().swap(bytes_);
+  // A small queue keeps its buffers for the next transaction (no allocation per MULTI); a
+  // large one gives its memory back.
+  constexpr std::size_t kKeepBytes = 16 * 1024;
+  if (memory_bytes() > kKeepBytes) {
+    std::vector<Command>().swap(commands_);
+    std::vector<std::size_t>().swap(arg_ends_);
+    std::string().swap(bytes_);
+  } else {
+    commands_.clear();
+    arg_ends_.clear();
+    bytes_.clear();
+  }
 }
 
 std::size_t QueuedCommands::memory_bytes() const {
-  return bytes_.capacity() + arg_ends_.capacity() * sizeof(std::size_t) +
+  // An empty string's inline buffer is no memory of the queue's.
+  const std::size_t bytes = bytes_.capacity() > std::string().capacity() ? bytes_.capacity() : 0;
+  return bytes + arg_ends_.capacity() * sizeof(std::size_t) +
          commands_.capacity() * sizeof(Command);
 }
 

@@ -32,8 +32,13 @@ class QueuedCommands {
   const CommandSpec& spec(std::size_t i) const { return *commands_[i].spec; }
   // Fills `out` with views of command i's arguments, valid until the queue changes.
   void Args(std::size_t i, std::vector<std::string_view>& out) const;
-  // Empties the queue and gives its memory back.
+  // Empties the queue; gives its memory back unless it is small.
   void Clear();
+  void Swap(QueuedCommands& other) {
+    commands_.swap(other.commands_);
+    arg_ends_.swap(other.arg_ends_);
+    bytes_.swap(other.bytes_);
+  }
   // What CLIENT LIST counts as multi-mem: argument bytes plus the bookkeeping.
   std::size_t memory_bytes() const;
 
@@ -65,6 +70,8 @@ struct MultiState {
   // While EXEC runs them, the queue is moved out: how many commands it holds (CLIENT LIST).
   std::size_t running = 0;
   std::vector<WatchedKeyName> watched;
+  // EXEC's views of one queued command's arguments, reused.
+  std::vector<std::string_view> exec_args;
 };
 
 // Dispatch's gate for a client in MULTI, once the command passed every check: queues it and

@@ -41,8 +41,10 @@ void WatchedKeys::UnwatchAll(Session& session) {
     auto it = map.find(w.key);
     if (it == map.end()) continue;
     std::vector<Watcher>& watchers = it->second;
-    watchers.erase(std::find_if(watchers.begin(), watchers.end(),
-                                [&](const Watcher& x) { return x.session == &session; }));
+    const auto mine = std::find_if(watchers.begin(), watchers.end(),
+                                   [&](const Watcher& x) { return x.session == &session; });
+    if (mine == watchers.end()) continue;
+    watchers.erase(mine);
     if (watchers.empty()) map.erase(it);
     --count_;
   }

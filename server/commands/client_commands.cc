@@ -45,7 +45,7 @@ void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out) {
       static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), Flags(s, flags), s.db,
       s.sub_channels, s.sub_patterns, s.sub_shard_channels,
       s.in_multi ? static_cast<long long>(s.multi.queued.size() + s.multi.running) : -1LL,
-      s.query_buffer_bytes, s.query_buffer_free, s.multi.queued.memory_bytes(),
+      s.query_buffer_bytes, s.query_buffer_free, s.in_multi ? s.multi.queued.memory_bytes() : 0,
       s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes, s.output_bytes,
       s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
       s.reading ? (s.writing ? "rw" : "r") : (s.writing ? "w" : ""), static_cast<int>(cmd.size()),

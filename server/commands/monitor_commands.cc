@@ -1,12 +1,13 @@
 // MONITOR. The feed itself is server/monitor.h, driven from Call().
 #include "server/command_table.h"
+#include "server/transaction.h"
 
 namespace warden::server {
 
 void MonitorCommand(CommandContext& ctx) {
-  // Redis refuses it to a client that expects one reply per command (a script, and EXEC: the
-  // transaction's EXEC must set the same refusal; MONITOR is not flagged no_multi in 7.0).
-  if (ctx.session.is_script) {
+  // Redis refuses it to a client that expects one reply per command (CLIENT_DENY_BLOCKING: a
+  // script, or EXEC running it; MONITOR is not flagged no_multi in 7.0).
+  if (ctx.session.is_script || ctx.session.multi.executing) {
     ctx.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
     return;
   }

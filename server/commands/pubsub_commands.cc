@@ -2,6 +2,7 @@
 // delivery of messages are in server/pubsub.h.
 #include "server/command_table.h"
 #include "server/errors.h"
+#include "server/transaction.h"
 #include "storage/glob.h"
 
 namespace warden::server {
@@ -125,7 +126,15 @@ std::span<const CommandSpec> PubsubSubcommands() { return kPubsubTable; }
 
 void SubscribeCommand(CommandContext& ctx) { SubscribeAll(ctx, Kind::kChannel, "subscribe"); }
 void PsubscribeCommand(CommandContext& ctx) { SubscribeAll(ctx, Kind::kPattern, "psubscribe"); }
-void SsubscribeCommand(CommandContext& ctx) { SubscribeAll(ctx, Kind::kShard, "ssubscribe"); }
+void SsubscribeCommand(CommandContext& ctx) {
+  // Unlike SUBSCRIBE, which 7.0 lets EXEC run for compatibility, SSUBSCRIBE is refused to a
+  // client that expects one reply per command.
+  if (ctx.session.multi.executing) {
+    ctx.reply.Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+    return;
+  }
+  SubscribeAll(ctx, Kind::kShard, "ssubscribe");
+}
 
 void UnsubscribeCommand(CommandContext& ctx) { UnsubscribeAll(ctx, Kind::kChannel, "unsubscribe"); }
 void PunsubscribeCommand(CommandContext& ctx) {

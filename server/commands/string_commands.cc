@@ -543,6 +543,7 @@ void GetexCommand(CommandContext& ctx) {
     keyspace.SetDeadline(entry, deadline);
     Notify(ctx, notify::kGeneric, "expire", ctx.arg(1));
   } else if (options.persist && entry->has_deadline()) {
+    // Only a deadline removed is a change (WATCH, as Redis's removeExpire).
     keyspace.SetDeadline(entry, kNoDeadline);
     Notify(ctx, notify::kGeneric, "persist", ctx.arg(1));
   }

@@ -49,8 +49,10 @@ void ExecCommand(CommandContext& ctx) {
   }
   // Its own writes must not fail it, and there is nothing left to watch for.
   server.watched_keys.UnwatchAll(session);
-  // Moved out, so that nothing a queued command does to the session can free what runs.
-  QueuedCommands queued = std::move(multi.queued);
+  // Taken out, so that nothing a queued command does to the session can free what runs; given
+  // back afterwards, so the next transaction reuses its buffers.
+  QueuedCommands queued;
+  queued.Swap(multi.queued);
   multi.running = queued.size();
   multi.executing = true;
   // One "now" for the whole transaction, as Redis's cached time in nested calls: a key alive
@@ -59,10 +61,13 @@ void ExecCommand(CommandContext& ctx) {
   if (freeze) server.frozen_now_ms = ctx.now_ms;
   ctx.reply.ArrayHeader(queued.size());
   std::vector<std::string_view> args;
+  args.swap(multi.exec_args);
   for (std::size_t i = 0; i < queued.size(); ++i) {
     queued.Args(i, args);
     Call(server, session, queued.spec(i), args, ctx.reply);
   }
+  args.swap(multi.exec_args);
+  multi.queued.Swap(queued);
   if (freeze) server.frozen_now_ms = -1;
   multi.executing = false;
   multi.running = 0;

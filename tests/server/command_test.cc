@@ -34,6 +34,11 @@ TEST_P(CommandTableTest, RepliesExactly) { EXPECT_EQ(RunCase(), GetParam().reply
 std::string CaseName(const ::testing::TestParamInfo<CommandCase>& info) { return info.param.name; }
 
 std::string WrongArity(std::string_view fullname) {
+  // A refused EXEC ends the transaction and says so, even outside MULTI (execCommandAbort).
+  if (fullname == "exec") {
+    return "-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' "
+           "command\r\n";
+  }
   return "-ERR wrong number of arguments for '" + std::string(fullname) + "' command\r\n";
 }
 

@@ -235,3 +235,27 @@ def test_pushes_inside_exec_serve_a_waiter_after_exec(target, reference, proto):
     assert t["A EXEC"] == array(integer(1), bulk("x"), integer(2))
     assert t["W BLPOP"] == array(bulk(q), bulk("y"))
     assert t["A LRANGE"] == array(bulk("z"))
+
+
+def disconnect_while_watching(port):
+    """A watches and queues, then disconnects; B's write to the key finds nobody watching."""
+    t = Transcript()
+    (k,) = names("gone", "k")
+    with connections(port, 2) as (b, a):
+        t["A WATCH"] = a.call("WATCH", k)
+        t["A MULTI"] = a.call("MULTI")
+        t["A SET"] = a.call("SET", k, "never")
+        a.close()
+        # Until the server has seen the close, A is still listed.
+        deadline = time.monotonic() + WAIT_S
+        while b"cmd=set" in b.value("CLIENT", "LIST"):
+            assert time.monotonic() < deadline, "the closed client is still listed"
+        t["B SET"] = b.call("SET", k, "mine")
+        t["B GET"] = b.call("GET", k)
+    return t
+
+
+def test_a_client_that_disconnects_while_watching_leaves_nothing_behind(target, reference):
+    t = same_as_redis(target, reference, disconnect_while_watching)
+    assert t["B SET"] == OK
+    assert t["B GET"] == bulk("mine")
