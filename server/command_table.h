@@ -31,6 +31,7 @@ enum CommandFlag : std::uint32_t {
   kMovableKeys = 1u << 12,
   kProtected = 1u << 13,  // DEBUG: refused unless enable-debug-command allows it
   kBlocking = 1u << 14,
+  kSkipSlowlog = 1u << 15,  // EXEC: its commands are logged one by one
 };
 
 struct CommandSpec {
@@ -70,5 +71,7 @@ std::span<const CommandSpec> CommandSubcommands();
 std::span<const CommandSpec> ScriptSubcommands();
 std::span<const CommandSpec> ObjectSubcommands();
 std::span<const CommandSpec> MemorySubcommands();
+std::span<const CommandSpec> SlowlogSubcommands();
+std::span<const CommandSpec> LatencySubcommands();
 
 }  // namespace warden::server

@@ -10,9 +10,11 @@
 #include <string>
 
 #include "server/blocking.h"
+#include "server/command_stats.h"
 #include "server/config.h"
 #include "server/pubsub.h"
 #include "server/session.h"
+#include "server/slowlog.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
 #include "storage/databases.h"
@@ -32,6 +34,8 @@ struct ServerStats {
   std::uint64_t total_net_input_bytes = 0;
   std::uint64_t total_net_output_bytes = 0;
   std::uint64_t unexpected_error_replies = 0;
+  // The keyspaces count expired keys for ever; INFO shows the count since CONFIG RESETSTAT.
+  std::uint64_t expired_keys_before_reset = 0;
 };
 
 // What the network layer offers to commands that act on connections (CLIENT LIST, DEBUG
@@ -56,6 +60,9 @@ class ServerState {
   storage::Databases dbs;
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
+  CommandStats command_stats;
+  Slowlog slowlog;
+  LatencyMonitor latency;
   BlockingRegistry blocking;
   PubSub pubsub;
   bool active_expire_enabled = true;
@@ -83,6 +90,9 @@ class ServerState {
 
   std::int64_t NowMs() const { return frozen_now_ms >= 0 ? frozen_now_ms : clock.NowMs(); }
   std::uint64_t NewClientId() { return next_client_id++; }
+  // CONFIG RESETSTAT: what Redis's resetServerStats, resetCommandTableStats and
+  // resetErrorTableStats clear. The slow log and the latency monitor's events stay.
+  void ResetStats();
 };
 
 }  // namespace warden::server

@@ -36,6 +36,7 @@ constexpr FlagName kFlagNames[] = {
     {kLoading, "loading"},
     {kStale, "stale"},
     {kSkipMonitor, "skip_monitor"},
+    {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
     {kNoMandatoryKeys, "no_mandatory_keys"},

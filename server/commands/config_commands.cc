@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/errors.h"
@@ -87,6 +88,66 @@ bool SetListMaxListpackSize(CommandContext& ctx, std::string_view name, std::str
   return true;
 }
 
+// The SLOWLOG and LATENCY options (slowlog.h, command_stats.h). Returns false when `name` is not
+// one of them; `ok` says whether the value was valid (the error is written when not).
+bool SetStatsOption(CommandContext& ctx, std::string_view name, std::string_view value,
+                    Config& staged, bool& ok) {
+  struct IntOption {
+    std::string_view name;
+    std::int64_t min;
+    std::int64_t Config::*field;
+  };
+  static constexpr IntOption kInts[] = {
+      {"slowlog-log-slower-than", -1, &Config::slowlog_log_slower_than_us},
+      {"slowlog-max-len", 0, &Config::slowlog_max_len},
+      {"latency-monitor-threshold", 0, &Config::latency_monitor_threshold_ms},
+  };
+  ok = false;
+  for (const IntOption& option : kInts) {
+    if (!ArgIs(name, option.name)) continue;
+    std::int64_t n = 0;
+    if (!protocol::ParseStrictInt64(value, n)) {
+      ConfigSetFailed(ctx, name, "argument couldn't be parsed into an integer");
+    } else if (n < option.min) {
+      ConfigSetFailed(ctx, name,
+                      option.min < 0
+                          ? "argument must be between -1 and 9223372036854775807 inclusive"
+                          : "argument must be between 0 and 9223372036854775807 inclusive");
+    } else {
+      staged.*option.field = n;
+      ok = true;
+    }
+    return true;
+  }
+  if (ArgIs(name, "latency-tracking")) {
+    if (ArgIs(value, "yes") || ArgIs(value, "no")) {
+      staged.latency_tracking = ArgIs(value, "yes");
+      ok = true;
+    } else {
+      ConfigSetFailed(ctx, name, "argument must be 'yes' or 'no'");
+    }
+    return true;
+  }
+  if (ArgIs(name, "latency-tracking-info-percentiles")) {
+    // A multi-argument option: the value is split at each space, as sdssplitlen does (so two
+    // spaces make an empty, invalid word); "" means none.
+    std::vector<std::string> words;
+    for (std::size_t at = 0; !value.empty() && at <= value.size();) {
+      const std::size_t end = std::min(value.find(' ', at), value.size());
+      words.emplace_back(value.substr(at, end - at));
+      at = end + 1;
+    }
+    if (words.empty()) words.emplace_back();
+    if (auto error = ParsePercentiles(words, staged.latency_tracking_info_percentiles)) {
+      ConfigSetFailed(ctx, name, *error);
+    } else {
+      ok = true;
+    }
+    return true;
+  }
+  return false;
+}
+
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 == 1) {
     ctx.reply.Error(errors::kSyntax);
@@ -94,6 +155,7 @@ void ConfigSetCommand(CommandContext& ctx) {
   }
   // Every value is checked before any applies, as Redis's CONFIG SET is atomic.
   storage::EncodingLimits updated = ctx.server.config.encoding;
+  Config staged = ctx.server.config;
   const std::vector<ConfigValue> known = ConfigValues(ctx.server.config);
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view name = ctx.arg(i);
@@ -107,6 +169,11 @@ void ConfigSetCommand(CommandContext& ctx) {
     }
     if (ArgIs(name, "list-max-listpack-size") || ArgIs(name, "list-max-ziplist-size")) {
       if (!SetListMaxListpackSize(ctx, name, ctx.arg(i + 1), updated)) return;
+      continue;
+    }
+    bool ok = false;
+    if (SetStatsOption(ctx, name, ctx.arg(i + 1), staged, ok)) {
+      if (!ok) return;
       continue;
     }
     std::size_t* field = SettableOption(updated, name);
@@ -135,6 +202,18 @@ void ConfigSetCommand(CommandContext& ctx) {
     *field = static_cast<std::size_t>(n);
   }
   ctx.server.config.encoding = updated;
+  Config& config = ctx.server.config;
+  config.slowlog_log_slower_than_us = staged.slowlog_log_slower_than_us;
+  config.slowlog_max_len = staged.slowlog_max_len;
+  config.latency_monitor_threshold_ms = staged.latency_monitor_threshold_ms;
+  config.latency_tracking = staged.latency_tracking;
+  config.latency_tracking_info_percentiles = std::move(staged.latency_tracking_info_percentiles);
+  ctx.reply.Ok();
+}
+
+// Zeroes what INFO counts (ServerState::ResetStats); this command is then the first one counted.
+void ConfigResetstatCommand(CommandContext& ctx) {
+  ctx.server.ResetStats();
   ctx.reply.Ok();
 }
 
@@ -153,6 +232,7 @@ void ConfigHelpCommand(CommandContext& ctx) {
 constexpr CommandSpec kConfigTable[] = {
     {"config|get",  -3, kAdmin | kNoScript | kLoading | kStale, ConfigGetCommand,  0, 0, 0, "@admin @slow @dangerous"},
     {"config|help",  2, kLoading | kStale,                      ConfigHelpCommand, 0, 0, 0, "@slow"},
+    {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, ConfigResetstatCommand, 0, 0, 0, "@admin @slow @dangerous"},
     {"config|set",  -4, kAdmin | kNoScript | kLoading | kStale, ConfigSetCommand,  0, 0, 0, "@admin @slow @dangerous"},
 };
 // clang-format on
