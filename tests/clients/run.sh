@@ -180,7 +180,9 @@ for suite in "${suites[@]}"; do
       run_suite redis-py 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py.xml" "$here/python/test_redis_py_lock.py"
       run_suite blocking 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/blocking.xml" "$here/python/test_blocking.py" ;;
+        --junitxml="$results/blocking.xml" "$here/python/test_blocking.py"
+      run_suite stats 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/stats.xml" "$here/python/test_stats.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
