@@ -102,10 +102,18 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   ++server.stats.total_commands;
   server.command_stats.OpenErrorWindow();
-  const std::int64_t start_us = server.clock.MonotonicUs();
+  // Commands run by a command (scripts, EXEC) always read the clock: what ran between them is
+  // not theirs.
+  std::int64_t start_us = server.next_call_start_us;
+  if (start_us < 0 || server.call_depth > 0) start_us = server.clock.MonotonicUs();
+  server.next_call_start_us = -1;
   CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
+  ++server.call_depth;
   spec.handler(ctx);
-  RecordExecution(server, session, spec, args, server.clock.MonotonicUs() - start_us);
+  --server.call_depth;
+  const std::int64_t end_us = server.clock.MonotonicUs();
+  RecordExecution(server, session, spec, args, end_us - start_us);
+  if (server.call_depth == 0 && server.timing_batch) server.next_call_start_us = end_us;
   if ((spec.flags & kWrite) != 0 && !session.blocked) {
     server.blocking.SignalKeys(session.db, spec, args);
   }

@@ -84,6 +84,12 @@ class ServerState {
   } faults;
   // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts call DEBUG, as Redis's test suite does.
   bool scripts_may_call_debug = false;
+  // Command timing (dispatcher.cc's Call): within one read's batch of pipelined commands, the
+  // clock reading that ends one command starts the next, halving the readings. Set by the
+  // connection around its batch; -1 when the next command must read the clock itself.
+  bool timing_batch = false;
+  std::int64_t next_call_start_us = -1;
+  int call_depth = 0;
   // Set while a script runs: commands see this instead of the clock, so a key cannot expire
   // between two calls of one script.
   std::int64_t frozen_now_ms = -1;

@@ -5,6 +5,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "server/command_stats.h"
 #include "tests/server/command_fixture.h"
@@ -359,6 +361,16 @@ TEST(LatencyHistogramTest, ValuesPastTheMaximumAreClamped) {
 
   EXPECT_GE(h.ValueAtPercentile(100), LatencyHistogram::kMaxValue);
   EXPECT_LT(h.ValueAtPercentile(100), LatencyHistogram::kMaxValue * 101 / 100);
+}
+
+TEST(LatencyHistogramTest, LogStepsReportEachPowerOfTwoWhereTheCountGrew) {
+  LatencyHistogram h;
+  for (int i = 0; i < 4; ++i) h.Record(1'000);
+  h.Record(9'000);
+
+  // LATENCY HISTOGRAM prints these as 1 -> 4 and 16 -> 5 microseconds.
+  const std::vector<std::pair<std::int64_t, std::uint64_t>> expected = {{1'031, 4}, {16'511, 5}};
+  EXPECT_EQ(h.LogSteps(1024, 2), expected);
 }
 
 }  // namespace
