@@ -26,10 +26,13 @@ std::size_t ReplyWriter::BeginError() {
   return out_->size();
 }
 
-void ReplyWriter::EndError(std::size_t mark) {
+void ReplyWriter::EndError(std::size_t mark, bool repeat) {
   for (std::size_t i = mark; i < out_->size(); ++i) {
     char& c = (*out_)[i];
     if (c == '\r' || c == '\n') c = ' ';
+  }
+  if (error_listener_ != nullptr) {
+    error_listener_->OnErrorReply(std::string_view(*out_).substr(mark), repeat);
   }
   out_->append("\r\n");
 }
@@ -38,6 +41,12 @@ void ReplyWriter::Error(std::string_view text) {
   const std::size_t mark = BeginError();
   out_->append(text);
   EndError(mark);
+}
+
+void ReplyWriter::RepeatedError(std::string_view text) {
+  const std::size_t mark = BeginError();
+  out_->append(text);
+  EndError(mark, true);
 }
 
 void ReplyWriter::Error(std::initializer_list<std::string_view> parts) {

@@ -13,6 +13,17 @@
 
 namespace warden::protocol {
 
+// Told of every error reply once it is complete (the server's error statistics). `text` is the
+// error after "-", without CRLF, and is valid only during the call. `repeat` marks an error
+// passed on from an earlier reply (a script failing with its redis.call's error).
+class ErrorListener {
+ public:
+  virtual void OnErrorReply(std::string_view text, bool repeat) = 0;
+
+ protected:
+  ~ErrorListener() = default;
+};
+
 class ReplyWriter {
  public:
   explicit ReplyWriter(std::string* out, int protocol = 2) : out_(out), protocol_(protocol) {}
@@ -21,6 +32,9 @@ class ReplyWriter {
   void set_protocol(int protocol) { protocol_ = protocol; }
   std::string* buffer() const { return out_; }
   void set_buffer(std::string* out) { out_ = out; }
+  // Null (the default) tells no one; errors cost one extra branch, other replies nothing.
+  ErrorListener* error_listener() const { return error_listener_; }
+  void set_error_listener(ErrorListener* listener) { error_listener_ = listener; }
 
   void Ok() { Raw("+OK\r\n"); }
   // Status text must not contain CR or LF.
@@ -32,7 +46,9 @@ class ReplyWriter {
   void Error(std::initializer_list<std::string_view> parts);
   // For errors built piece by piece with Raw(): BeginError() returns a mark to pass to EndError().
   std::size_t BeginError();
-  void EndError(std::size_t mark);
+  void EndError(std::size_t mark, bool repeat = false);
+  // An error reply passed on from another reply, already counted there.
+  void RepeatedError(std::string_view text);
   void Integer(std::int64_t value);
   void Bulk(std::string_view data);
   void BulkInteger(std::int64_t value);
@@ -56,6 +72,7 @@ class ReplyWriter {
 
   std::string* out_;
   int protocol_;
+  ErrorListener* error_listener_ = nullptr;
 };
 
 // Formats a double like Redis's %.17g-based conversion into `buf` (at least 32 bytes); returns

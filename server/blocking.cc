@@ -4,6 +4,7 @@
 
 #include "protocol/reply_writer.h"
 #include "server/command_table.h"
+#include "server/dispatcher.h"
 #include "server/server_state.h"
 
 namespace warden::server {
@@ -110,14 +111,20 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   const CommandSpec* spec = FindTopLevelCommand(waiter.views[0]);
   if (spec == nullptr || spec->handler == nullptr) return;
   protocol::ReplyWriter writer(&waiter.host->reply_buffer(), waiter.session->resp);
+  writer.set_error_listener(&server.command_stats);
   CommandContext ctx{server, *waiter.session, writer, waiter.views, *spec, server.NowMs()};
   retry_key_ = key;
   retrying_ = true;
   kept_ = false;
+  const std::uint64_t errors_before = server.command_stats.total_error_replies();
+  const std::int64_t start_us = server.clock.MonotonicUs();
   spec->handler(ctx);
   retrying_ = false;
   retry_key_ = {};
   if (kept_) return;
+  RecordServedBlockedCommand(server, *waiter.session, *spec, waiter.views,
+                             server.clock.MonotonicUs() - start_us,
+                             server.command_stats.total_error_replies() != errors_before);
   // Served: what it wrote (BLMOVE's destination) may wake others, in this same ServeReady.
   if ((spec->flags & kWrite) != 0) SignalKeys(waiter.db, *spec, waiter.views);
   Finish(&waiter, false, false);

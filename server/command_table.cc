@@ -177,6 +177,8 @@ constexpr CommandSpec kCommandTable[] = {
     {"info",          -1, kLoading | kStale,                       InfoCommand,        0, 0, 0, "@slow @dangerous"},
     {"command",       -1, kLoading | kStale,                       CommandCommand,     0, 0, 0, "@slow @connection", CommandSubcommands},
     {"config",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ConfigSubcommands},
+    {"slowlog",       -2, 0,                                       nullptr,            0, 0, 0, "@slow", SlowlogSubcommands},
+    {"latency",       -2, 0,                                       nullptr,            0, 0, 0, "@slow", LatencySubcommands},
     {"time",           1, kLoading | kStale | kFast,               TimeCommand,        0, 0, 0, "@fast"},
     {"wait",           3, kNoScript,                               WaitCommand,        0, 0, 0, "@slow @connection"},
     // Pub/sub and MONITOR.

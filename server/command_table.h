@@ -77,5 +77,7 @@ std::span<const CommandSpec> ObjectSubcommands();
 std::span<const CommandSpec> MemorySubcommands();
 std::span<const CommandSpec> PubsubSubcommands();
 std::span<const CommandSpec> AclSubcommands();
+std::span<const CommandSpec> SlowlogSubcommands();
+std::span<const CommandSpec> LatencySubcommands();
 
 }  // namespace warden::server

@@ -1,7 +1,10 @@
 #include "server/config.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -96,12 +99,49 @@ bool ParseMemory(std::string_view text, std::int64_t& out) {
   return true;
 }
 
+std::optional<std::string> ParsePercentiles(std::span<const std::string> words,
+                                            std::vector<double>& out) {
+  std::vector<double> parsed;
+  if (!(words.size() == 1 && words[0].empty())) {
+    for (const std::string& word : words) {
+      // Redis's string2d: strtod over the whole word, no spaces, no nan.
+      char* end = nullptr;
+      errno = 0;
+      const double value = word.empty() || word[0] == ' ' ? NAN : std::strtod(word.c_str(), &end);
+      if (std::isnan(value) || end != word.c_str() + word.size() || errno == ERANGE) {
+        return "Invalid latency-tracking-info-percentiles parameters";
+      }
+      if (value > 100.0 || value < 0.0) {
+        return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+      }
+      parsed.push_back(value);
+    }
+  }
+  out = std::move(parsed);
+  return std::nullopt;
+}
+
+std::string FormatPercentiles(const std::vector<double>& percentiles) {
+  std::string out;
+  for (double p : percentiles) {
+    char buf[64];
+    int len = std::snprintf(buf, sizeof(buf), "%f", p);
+    while (len > 0 && buf[len - 1] == '0') --len;
+    if (len > 0 && buf[len - 1] == '.') --len;
+    if (!out.empty()) out += ' ';
+    out.append(buf, static_cast<std::size_t>(len));
+  }
+  return out;
+}
+
 std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   const std::string name = Lower(d.name);
   // As in Redis, options that take a list also take it as one space-separated argument
   // (`--bind "127.0.0.1 ::1"`).
   std::vector<std::string> split;
-  if ((name == "bind" || name == "client-output-buffer-limit") && d.args.size() == 1) {
+  if ((name == "bind" || name == "client-output-buffer-limit" ||
+       name == "latency-tracking-info-percentiles") &&
+      d.args.size() == 1) {
     std::string_view rest = d.args[0];
     while (!rest.empty()) {
       const std::size_t start = rest.find_first_not_of(' ');
@@ -209,6 +249,26 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   }
   if (name == "script-memory-limit") return memory_option(0, c.script_memory_limit);
   if (name == "active-expire-effort") return int_option(1, 10, c.active_expire_effort);
+  if (name == "slowlog-log-slower-than") {
+    return int_option(-1, INT64_MAX, c.slowlog_log_slower_than_us);
+  }
+  if (name == "slowlog-max-len") return int_option(0, INT64_MAX, c.slowlog_max_len);
+  if (name == "latency-monitor-threshold") {
+    return int_option(0, INT64_MAX, c.latency_monitor_threshold_ms);
+  }
+  if (name == "latency-tracking") {
+    if (!one() || !ParseYesNo(a[0], c.latency_tracking)) {
+      return Fail(d, "argument must be 'yes' or 'no'");
+    }
+    return std::nullopt;
+  }
+  if (name == "latency-tracking-info-percentiles") {
+    if (a.empty()) return Fail(d, "wrong number of arguments");
+    if (auto error = ParsePercentiles(a, c.latency_tracking_info_percentiles)) {
+      return Fail(d, *error);
+    }
+    return std::nullopt;
+  }
   if (name == "databases") return int_option(1, 1 << 16, c.databases);
   if (name == "notify-keyspace-events") {
     if (!one()) return Fail(d, "wrong number of arguments");
@@ -403,6 +463,11 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"lua-time-limit", std::to_string(c.busy_reply_threshold_ms)},
       {"script-memory-limit", std::to_string(c.script_memory_limit)},
       {"active-expire-effort", std::to_string(c.active_expire_effort)},
+      {"slowlog-log-slower-than", std::to_string(c.slowlog_log_slower_than_us)},
+      {"slowlog-max-len", std::to_string(c.slowlog_max_len)},
+      {"latency-monitor-threshold", std::to_string(c.latency_monitor_threshold_ms)},
+      {"latency-tracking", YesNo(c.latency_tracking)},
+      {"latency-tracking-info-percentiles", FormatPercentiles(c.latency_tracking_info_percentiles)},
       {"databases", std::to_string(c.databases)},
       {"notify-keyspace-events", FormatNotifyKeyspaceEvents(c.notify_keyspace_events)},
       {"hash-max-listpack-entries", std::to_string(c.encoding.hash_max_listpack_entries)},

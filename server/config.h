@@ -47,6 +47,13 @@ struct Config {
   // Cap on the Lua interpreter's memory while a script runs (0: none).
   std::int64_t script_memory_limit = 256LL * 1024 * 1024;
   int active_expire_effort = 1;
+  // SLOWLOG (negative: off, 0: every command) and LATENCY (0: off); latency-tracking feeds INFO
+  // latencystats with the percentiles listed.
+  std::int64_t slowlog_log_slower_than_us = 10000;
+  std::int64_t slowlog_max_len = 128;
+  std::int64_t latency_monitor_threshold_ms = 0;
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   int databases = 16;
   // notify-keyspace-events as flags (notify.h's notify::k*); 0: no notifications.
   int notify_keyspace_events = 0;
@@ -94,6 +101,12 @@ struct ConfigValue {
   std::string value;
 };
 std::vector<ConfigValue> ConfigValues(const Config& config);
+
+// latency-tracking-info-percentiles' value: space-separated numbers in [0, 100] ("" for none).
+// Returns Redis's error text on failure.
+std::optional<std::string> ParsePercentiles(std::span<const std::string> words,
+                                            std::vector<double>& out);
+std::string FormatPercentiles(const std::vector<double>& percentiles);
 
 // Redis's memtoll: "512mb", "1gb", "100" ...; false on garbage.
 bool ParseMemory(std::string_view text, std::int64_t& out);

@@ -294,6 +294,19 @@ constexpr std::int64_t kLongMax = INT64_MAX;
 // where they are used (timeout, maxclients, output limits, encodings, requirepass...) need no
 // apply step; hz is picked up by the next cron tick.
 // clang-format off
+// A multi-argument option given as one value: split at each space, as sdssplitlen does (two
+// spaces make an empty, invalid word); "" means none.
+SetResult SetPercentiles(Config& c, std::string_view value) {
+  std::vector<std::string> words;
+  for (std::size_t at = 0; !value.empty() && at <= value.size();) {
+    const std::size_t end = std::min(value.find(' ', at), value.size());
+    words.emplace_back(value.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.empty()) words.emplace_back();
+  return ParsePercentiles(words, c.latency_tracking_info_percentiles);
+}
+
 constexpr ConfigOption kConfigOptions[] = {
     {"port", "", kMut,
      [](Config& c, std::string_view v) { return SetInteger(v, 0, 65535, c.port); },
@@ -404,6 +417,20 @@ constexpr ConfigOption kConfigOptions[] = {
        return std::nullopt;
      },
      [](const Config& c) { return FormatNotifyKeyspaceEvents(c.notify_keyspace_events); }, nullptr},
+    {"slowlog-log-slower-than", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, -1, kLongMax, c.slowlog_log_slower_than_us); },
+     [](const Config& c) { return std::to_string(c.slowlog_log_slower_than_us); }, nullptr},
+    {"slowlog-max-len", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.slowlog_max_len); },
+     [](const Config& c) { return std::to_string(c.slowlog_max_len); }, nullptr},
+    {"latency-monitor-threshold", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.latency_monitor_threshold_ms); },
+     [](const Config& c) { return std::to_string(c.latency_monitor_threshold_ms); }, nullptr},
+    {"latency-tracking", "", kMut,
+     [](Config& c, std::string_view v) { return SetBool(v, c.latency_tracking); },
+     [](const Config& c) { return std::string(c.latency_tracking ? "yes" : "no"); }, nullptr},
+    {"latency-tracking-info-percentiles", "", kMut, SetPercentiles,
+     [](const Config& c) { return FormatPercentiles(c.latency_tracking_info_percentiles); }, nullptr},
     // warden's own options: set at start only, and left as written by CONFIG REWRITE.
     {"port-file", "", kImm, nullptr, nullptr, nullptr},
     {"seed", "", kImm, nullptr, nullptr, nullptr},

@@ -260,6 +260,15 @@ void Connection::ProcessInput() {
   protocol::ReplyWriter writer(&output_, session_.resp);
   bool ran = false;
   prefetched_ = 0;
+  // The commands of this read are timed back to back (dispatcher.cc's Call), until it returns.
+  struct TimingBatch {
+    ServerState& state;
+    explicit TimingBatch(ServerState& s) : state(s) { state.timing_batch = true; }
+    ~TimingBatch() {
+      state.timing_batch = false;
+      state.next_call_start_us = -1;
+    }
+  } timing_batch(state);
   while (!closing_ && !session_.close_after_reply && !session_.blocked && !OutputBacklogged()) {
     const std::string_view data = input_.unread();
     if (prefetched_ == 0 && !parser_.in_progress()) PrefetchAhead(data);
@@ -282,7 +291,10 @@ void Connection::ProcessInput() {
       if (EnforceOutputLimit()) return;
       // One batch of pipelined requests can owe far more than the backlog allows: hand it to
       // the socket now, and if the kernel cannot take it all, the loop stops here.
-      if (output_.size() > kOutputBacklogBytes && !write_pending_) Flush();
+      if (output_.size() > kOutputBacklogBytes && !write_pending_) {
+        Flush();
+        state.next_call_start_us = -1;
+      }
       if (session_.close_now) {
         // Redis drops the replies still queued for this read, too.
         output_.clear();

@@ -59,10 +59,48 @@ bool ModeAllows(ServerState& server, const Session& session, const CommandSpec& 
   return true;
 }
 
+void PushSlowlog(ServerState& server, const Session& session, const CommandSpec& spec,
+                 std::span<const std::string_view> args, std::int64_t duration_us) {
+  const Config& config = server.config;
+  if (config.slowlog_log_slower_than_us < 0 || (spec.flags & kSkipSlowlog) != 0) return;
+  if (duration_us >= config.slowlog_log_slower_than_us) {
+    // A client without an address is a script's: Redis names its fake client "?:0".
+    server.slowlog.Push(spec, args, duration_us, server.clock.NowMs() / 1000,
+                        session.addr.empty() ? std::string_view("?:0") : session.addr,
+                        session.name);
+  }
+  server.slowlog.Trim(config.slowlog_max_len);
+}
+
+void RecordLatency(ServerState& server, CommandCounters& counters, std::int64_t duration_us) {
+  if (!server.config.latency_tracking) return;
+  if (counters.latency == nullptr) counters.latency = std::make_unique<LatencyHistogram>();
+  counters.latency->Record(duration_us * 1000);
+}
+
+// Call()'s statistics, in Redis's order: failed_calls, the latency monitor, the slow log, then
+// calls, usec and the latency histogram. A client that blocked is timed again when served (its
+// slow log entry and histogram sample wait for that, as in Redis).
+void RecordExecution(ServerState& server, const Session& session, const CommandSpec& spec,
+                     std::span<const std::string_view> args, std::int64_t duration_us) {
+  CommandCounters& counters = server.command_stats.For(spec);
+  if (server.command_stats.CloseErrorWindow()) ++counters.failed_calls;
+  const Config& config = server.config;
+  if (config.latency_monitor_threshold_ms != 0 &&
+      duration_us / 1000 >= config.latency_monitor_threshold_ms) {
+    server.latency.AddSample((spec.flags & kFast) != 0 ? "fast-command" : "command",
+                             duration_us / 1000, server.clock.NowMs() / 1000);
+  }
+  if (!session.blocked) PushSlowlog(server, session, spec, args, duration_us);
+  ++counters.calls;
+  counters.usec += static_cast<std::uint64_t>(duration_us);
+  if (!session.blocked) RecordLatency(server, counters, duration_us);
+}
+
 }  // namespace
 
 const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
-                                  protocol::ReplyWriter& reply) {
+                                  protocol::ReplyWriter& reply, const CommandSpec** refused) {
   const CommandSpec* spec = FindTopLevelCommand(args[0]);
   if (spec == nullptr) {
     errors::UnknownCommand(reply, args);
@@ -71,6 +109,7 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
   if (spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
     if (args.size() < 2) {
       errors::WrongArity(reply, spec->name);
+      if (refused != nullptr) *refused = spec;
       return nullptr;
     }
     const CommandSpec* sub = FindCommand(spec->subcommands(), args[1]);
@@ -80,24 +119,35 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
     }
     spec = sub;
   }
-  if (!ArityOk(spec->arity, args.size())) {
-    errors::WrongArity(reply, spec->name);
+  if (!ArityOk(spec->arity, args.size()) || KeyTooLong(*spec, args, reply)) {
+    if (!ArityOk(spec->arity, args.size())) errors::WrongArity(reply, spec->name);
+    if (refused != nullptr) *refused = spec;
     return nullptr;
   }
-  if (KeyTooLong(*spec, args, reply)) return nullptr;
   return spec;
 }
 
 void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   ++server.stats.total_commands;
+  server.command_stats.OpenErrorWindow();
+  // Commands run by a command (scripts, EXEC) always read the clock: what ran between them is
+  // not theirs.
+  std::int64_t start_us = server.next_call_start_us;
+  if (start_us < 0 || server.call_depth > 0) start_us = server.clock.MonotonicUs();
+  server.next_call_start_us = -1;
   CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
   const bool monitored = server.monitors.active();
   // A script runner (the skip_monitor commands) is shown before its script's commands.
   if (monitored && (spec.flags & kSkipMonitor) != 0) [[unlikely]] {
     server.monitors.Feed(server, session, session.db, args);
   }
+  ++server.call_depth;
   spec.handler(ctx);
+  --server.call_depth;
+  const std::int64_t end_us = server.clock.MonotonicUs();
+  RecordExecution(server, session, spec, args, end_us - start_us);
+  if (server.call_depth == 0 && server.timing_batch) server.next_call_start_us = end_us;
   if ((spec.flags & kWrite) != 0 && !session.blocked) {
     server.blocking.SignalKeys(session.db, spec, args);
   }
@@ -107,8 +157,23 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   }
 }
 
+void RecordServedBlockedCommand(ServerState& server, const Session& session,
+                                const CommandSpec& spec, std::span<const std::string_view> args,
+                                std::int64_t duration_us, bool failed) {
+  CommandCounters& counters = server.command_stats.For(spec);
+  counters.usec += static_cast<std::uint64_t>(duration_us);
+  if (failed) ++counters.failed_calls;
+  const std::int64_t threshold_ms = server.config.latency_monitor_threshold_ms;
+  if (threshold_ms != 0 && duration_us / 1000 >= threshold_ms) {
+    server.latency.AddSample("command-unblocking", duration_us / 1000, server.clock.NowMs() / 1000);
+  }
+  RecordLatency(server, counters, duration_us);
+  PushSlowlog(server, session, spec, args, duration_us);
+}
+
 void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
                       bool read_only, bool& wrote, protocol::ReplyWriter& reply) {
+  reply.set_error_listener(&server.command_stats);
   const CommandSpec* spec = FindTopLevelCommand(args[0]);
   if (spec != nullptr && spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
     spec = args.size() >= 2 ? FindCommand(spec->subcommands(), args[1]) : spec;
@@ -119,21 +184,28 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     } else {
       reply.Error("ERR Wrong number of args calling Redis command from script");
     }
+    server.command_stats.Reject(spec);
     return;
   }
   if (!ArityOk(spec->arity, args.size())) {
     reply.Error("ERR Wrong number of args calling Redis command from script");
+    server.command_stats.Reject(spec);
     return;
   }
-  if (KeyTooLong(*spec, args, reply)) return;
+  if (KeyTooLong(*spec, args, reply)) {
+    server.command_stats.Reject(spec);
+    return;
+  }
   const bool debug_allowed = (spec->flags & kProtected) != 0 && server.scripts_may_call_debug;
   if ((spec->flags & kNoScript) != 0 && !debug_allowed) {
     reply.Error("ERR This Redis command is not allowed from script");
+    server.command_stats.Reject(spec);
     return;
   }
   if ((spec->flags & kWrite) != 0) {
     if (read_only) {
       reply.Error("ERR Write commands are not allowed from read-only scripts.");
+      server.command_stats.Reject(spec);
       return;
     }
     wrote = true;
@@ -149,8 +221,11 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     session.close_now = true;
     return;
   }
-  const CommandSpec* spec = ResolveCommand(args, reply);
+  reply.set_error_listener(&server.command_stats);
+  const CommandSpec* refused = nullptr;
+  const CommandSpec* spec = ResolveCommand(args, reply, &refused);
   if (spec == nullptr) {
+    if (refused != nullptr) server.command_stats.Reject(refused);
     CommandRefused(server, session, args, reply);
     return;
   }
@@ -159,6 +234,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     if (policy == DebugCommandPolicy::kNo ||
         (policy == DebugCommandPolicy::kLocal && !session.local)) {
       reply.Error(errors::kDebugNotAllowed);
+      server.command_stats.Reject(spec);
       CommandRefused(server, session, args, reply);
       return;
     }
@@ -167,15 +243,18 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
       !server.config.requirepass.empty()) {
     reply.Error(errors::kNoAuth);
+    server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;
   }
   if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) [[unlikely]] {
+    server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;
   }
   if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
     reply.Error(errors::kBusy);
+    server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;
   }
@@ -183,6 +262,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
       (server.faults.fail_command.empty() || server.faults.fail_command == spec->name)) {
     --server.faults.fail_remaining;
     reply.Error(server.faults.fail_error);
+    server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;
   }

@@ -15,15 +15,23 @@ namespace warden::server {
 struct CommandSpec;
 
 // Finds the (sub)command for `args`, or writes the unknown-command, unknown-subcommand or
-// wrong-arity error and returns nullptr.
+// wrong-arity error and returns nullptr. `refused`, when given, is set to the command found but
+// refused (wrong arity), which Redis counts in its rejected_calls.
 const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
-                                  protocol::ReplyWriter& reply);
+                                  protocol::ReplyWriter& reply,
+                                  const CommandSpec** refused = nullptr);
 
 // Redis's call(): runs a command that passed every check, and what follows every execution
 // (statistics, waking the clients blocked on the keys it wrote). Dispatch, redis.call and EXEC
 // all run commands through it.
 void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+
+// What Redis's updateStatsOnUnblock records when a blocked command is served: its usec, a
+// failure, the latency histogram and the slow log, with `duration_us` the time serving it took.
+void RecordServedBlockedCommand(ServerState& server, const Session& session,
+                                const CommandSpec& spec, std::span<const std::string_view> args,
+                                std::int64_t duration_us, bool failed);
 
 // redis.call's way in: the same table and handlers, with the checks and error texts Redis uses
 // for scripts. Sets `wrote` when a write command runs.

@@ -485,7 +485,14 @@ void Server::RunExpirySlice() {
   bool more = false;
   // Redis keeps the dataset still while clients are paused.
   if (state_.active_expire_enabled && !state_.pause.active()) {
+    const std::int64_t start_us = state_.clock.MonotonicUs();
     more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
+    // LATENCY's "expire-cycle" event, as Redis's activeExpireCycle records it.
+    const std::int64_t elapsed_ms = (state_.clock.MonotonicUs() - start_us) / 1000;
+    const std::int64_t threshold_ms = state_.config.latency_monitor_threshold_ms;
+    if (threshold_ms != 0 && elapsed_ms >= threshold_ms) {
+      state_.latency.AddSample("expire-cycle", elapsed_ms, state_.clock.NowMs() / 1000);
+    }
   }
   // Large values deleted or flushed are freed in slices of the same length.
   storage::Reclaimer& reclaimer = state_.dbs.reclaimer();

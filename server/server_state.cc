@@ -35,4 +35,11 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
 
 ServerState::~ServerState() = default;
 
+void ServerState::ResetStats() {
+  const std::uint64_t expired = dbs.expired_keys();
+  stats = ServerStats{};
+  stats.expired_keys_before_reset = expired;
+  command_stats.Reset();
+}
+
 }  // namespace warden::server

@@ -12,10 +12,12 @@
 
 #include "server/blocking.h"
 #include "server/client_pause.h"
+#include "server/command_stats.h"
 #include "server/config.h"
 #include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/session.h"
+#include "server/slowlog.h"
 #include "server/watched_keys.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
@@ -36,6 +38,8 @@ struct ServerStats {
   std::uint64_t total_net_input_bytes = 0;
   std::uint64_t total_net_output_bytes = 0;
   std::uint64_t unexpected_error_replies = 0;
+  // The keyspaces count expired keys for ever; INFO shows the count since CONFIG RESETSTAT.
+  std::uint64_t expired_keys_before_reset = 0;
 };
 
 // What the network layer offers to commands that act on connections (CLIENT LIST, DEBUG
@@ -76,6 +80,9 @@ class ServerState final : public storage::ExpiryListener {
   WatchedKeys watched_keys{dbs};
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
+  CommandStats command_stats;
+  Slowlog slowlog;
+  LatencyMonitor latency;
   BlockingRegistry blocking;
   ClientPause pause;
   PubSub pubsub;
@@ -99,12 +106,21 @@ class ServerState final : public storage::ExpiryListener {
   } faults;
   // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts call DEBUG, as Redis's test suite does.
   bool scripts_may_call_debug = false;
+  // Command timing (dispatcher.cc's Call): within one read's batch of pipelined commands, the
+  // clock reading that ends one command starts the next, halving the readings. Set by the
+  // connection around its batch; -1 when the next command must read the clock itself.
+  bool timing_batch = false;
+  std::int64_t next_call_start_us = -1;
+  int call_depth = 0;
   // Set while a script runs: commands see this instead of the clock, so a key cannot expire
   // between two calls of one script.
   std::int64_t frozen_now_ms = -1;
 
   std::int64_t NowMs() const { return frozen_now_ms >= 0 ? frozen_now_ms : clock.NowMs(); }
   std::uint64_t NewClientId() { return next_client_id++; }
+  // CONFIG RESETSTAT: what Redis's resetServerStats, resetCommandTableStats and
+  // resetErrorTableStats clear. The slow log and the latency monitor's events stay.
+  void ResetStats();
 };
 
 }  // namespace warden::server

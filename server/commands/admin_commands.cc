@@ -166,7 +166,8 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "total_net_input_bytes", static_cast<std::int64_t>(s.stats.total_net_input_bytes));
   Field(out, "total_net_output_bytes", static_cast<std::int64_t>(s.stats.total_net_output_bytes));
   Field(out, "rejected_connections", static_cast<std::int64_t>(s.stats.rejected_connections));
-  Field(out, "expired_keys", static_cast<std::int64_t>(s.dbs.expired_keys()));
+  Field(out, "expired_keys",
+        static_cast<std::int64_t>(s.dbs.expired_keys() - s.stats.expired_keys_before_reset));
   char stale[32];
   std::snprintf(stale, sizeof(stale), "%.2f", s.active_expiry.stale_percent());
   Field(out, "expired_stale_perc", stale);
@@ -181,6 +182,10 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "pubsub_channels", channels);
   Field(out, "pubsub_patterns", static_cast<std::int64_t>(s.pubsub.pattern_count()));
   Field(out, "pubsubshard_channels", shard_channels);
+  Field(out, "unexpected_error_replies",
+        static_cast<std::int64_t>(s.stats.unexpected_error_replies));
+  Field(out, "total_error_replies",
+        static_cast<std::int64_t>(s.command_stats.total_error_replies()));
   Field(out, "active_expire_slices", static_cast<std::int64_t>(s.active_expiry.slices()));
   out.append("\r\n");
 }
@@ -211,8 +216,25 @@ void CpuSection(const CommandContext&, std::string& out) {
 
 void ModulesSection(const CommandContext&, std::string& out) { out.append("# Modules\r\n\r\n"); }
 
-void ErrorstatsSection(const CommandContext&, std::string& out) {
-  out.append("# Errorstats\r\n\r\n");
+void CommandstatsSection(const CommandContext& ctx, std::string& out) {
+  out.append("# Commandstats\r\n");
+  AppendCommandStats(ctx.server.command_stats, out);
+  out.append("\r\n");
+}
+
+void ErrorstatsSection(const CommandContext& ctx, std::string& out) {
+  out.append("# Errorstats\r\n");
+  AppendErrorStats(ctx.server.command_stats, out);
+  out.append("\r\n");
+}
+
+void LatencystatsSection(const CommandContext& ctx, std::string& out) {
+  out.append("# Latencystats\r\n");
+  if (ctx.server.config.latency_tracking) {
+    AppendLatencyStats(ctx.server.command_stats,
+                       ctx.server.config.latency_tracking_info_percentiles, out);
+  }
+  out.append("\r\n");
 }
 
 void ClusterSection(const CommandContext&, std::string& out) {
@@ -244,7 +266,9 @@ constexpr InfoSection kSections[] = {
     {"replication", true, ReplicationSection},
     {"cpu", true, CpuSection},
     {"modules", true, ModulesSection},
+    {"commandstats", false, CommandstatsSection},
     {"errorstats", true, ErrorstatsSection},
+    {"latencystats", false, LatencystatsSection},
     {"cluster", true, ClusterSection},
     {"keyspace", true, KeyspaceSection},
 };

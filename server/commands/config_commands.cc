@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/config_options.h"
@@ -136,6 +137,12 @@ void ConfigSetCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// Zeroes what INFO counts (ServerState::ResetStats); this command is then the first one counted.
+void ConfigResetstatCommand(CommandContext& ctx) {
+  ctx.server.ResetStats();
+  ctx.reply.Ok();
+}
+
 // Writes the new text next to the file and renames it over, so a crash never leaves half a file.
 bool WriteFileAtomically(const std::string& path, const std::string& text, int& error) {
   std::string tmp = path + ".XXXXXX";
@@ -221,6 +228,7 @@ constexpr CommandSpec kConfigTable[] = {
     {"config|get",  -3, kAdmin | kNoScript | kLoading | kStale, ConfigGetCommand,  0, 0, 0, "@admin @slow @dangerous"},
     {"config|help",  2, kLoading | kStale,                      ConfigHelpCommand, 0, 0, 0, "@slow"},
     {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, ConfigRewriteCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, ConfigResetstatCommand, 0, 0, 0, "@admin @slow @dangerous"},
     {"config|set",  -4, kAdmin | kNoScript | kLoading | kStale, ConfigSetCommand,  0, 0, 0, "@admin @slow @dangerous"},
 };
 // clang-format on

@@ -203,7 +203,14 @@ void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& o
   std::size_t len = 0;
   if (RawField(lua, index, "err") == LUA_TSTRING) {
     const char* s = lua_tolstring(lua, -1, &len);
-    out.Error(std::string_view(s, len));
+    const std::string_view text(s, len);
+    // An error table made from a redis.call reply was counted when the command replied it.
+    if (RawField(lua, index, "ignore_error_stats_update") == LUA_TBOOLEAN &&
+        lua_toboolean(lua, -1)) {
+      out.RepeatedError(text);
+    } else {
+      out.Error(text);
+    }
     lua_settop(lua, top);
     return;
   }

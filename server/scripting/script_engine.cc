@@ -623,6 +623,8 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
     lua_getfield(lua_, err, "err");
     lua_getfield(lua_, err, "source");
     lua_getfield(lua_, err, "line");
+    lua_getfield(lua_, err, "ignore_error_stats_update");
+    const bool repeat = lua_toboolean(lua_, err + 4) != 0;
     std::size_t len = 0;
     const char* message = lua_tolstring(lua_, err + 1, &len);
     const std::size_t mark = reply.BeginError();
@@ -643,7 +645,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
       reply.Raw(line);
       reply.Raw(".");
     }
-    reply.EndError(mark);
+    reply.EndError(mark, repeat);
   } else {
     // Errors the handler never saw (out of memory) arrive as plain strings.
     const char* message = lua_tostring(lua_, -1);

@@ -195,7 +195,9 @@ for suite in "${suites[@]}"; do
       run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/notifications.xml" "$here/python/test_notifications.py"
       run_suite client-admin 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/client-admin.xml" "$here/python/test_client_admin.py" ;;
+        --junitxml="$results/client-admin.xml" "$here/python/test_client_admin.py"
+      run_suite stats 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/stats.xml" "$here/python/test_stats.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
