@@ -13,6 +13,7 @@ class FakeConnection final : public BlockedClientHost {
  public:
   std::string& reply_buffer() override { return out; }
   void Unblocked() override {}
+  void ScheduleFlush() override {}
   std::string out;
 };
 
