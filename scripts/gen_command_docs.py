@@ -142,6 +142,15 @@ WARDEN_ONLY = {
                 arg("libver", "string", token="lib-ver"),
             ]),
         ]),
+    # Redis 7.2's client-no-touch.json.
+    "client|no-touch": doc(
+        "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+        "7.2.0", "connection", "O(1)", [
+            arg("enabled", "oneof", arguments=[
+                arg("on", "pure-token", token="ON"),
+                arg("off", "pure-token", token="OFF"),
+            ]),
+        ]),
 }
 
 

@@ -53,6 +53,7 @@ WARDEN_ONLY = {
     "delex": ([], [range_key_spec(("RM", "delete"), 1)]),
     "digest": ([], [range_key_spec(("RO", "access"), 1)]),
     "client|setinfo": ([], []),
+    "client|no-touch": ([], []),
 }
 
 
