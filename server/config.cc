@@ -67,31 +67,26 @@ std::string OutputLimits(const Config& c) {
 
 }  // namespace
 
+std::uint64_t MemoryUnitBytes(std::string_view unit) {
+  const std::string lower = Lower(unit);
+  if (lower.empty() || lower == "b") return 1;
+  if (lower == "k") return 1000;
+  if (lower == "kb") return 1024;
+  if (lower == "m") return 1000ULL * 1000;
+  if (lower == "mb") return 1024ULL * 1024;
+  if (lower == "g") return 1000ULL * 1000 * 1000;
+  if (lower == "gb") return 1024ULL * 1024 * 1024;
+  return 0;
+}
+
 bool ParseMemory(std::string_view text, std::int64_t& out) {
   std::size_t digits = 0;
   while (digits < text.size() &&
          ((text[digits] >= '0' && text[digits] <= '9') || (digits == 0 && text[digits] == '-'))) {
     ++digits;
   }
-  const std::string unit = Lower(text.substr(digits));
-  std::int64_t mul = 1;
-  if (unit.empty() || unit == "b") {
-    mul = 1;
-  } else if (unit == "k") {
-    mul = 1000;
-  } else if (unit == "kb") {
-    mul = 1024;
-  } else if (unit == "m") {
-    mul = 1000 * 1000;
-  } else if (unit == "mb") {
-    mul = 1024 * 1024;
-  } else if (unit == "g") {
-    mul = 1000LL * 1000 * 1000;
-  } else if (unit == "gb") {
-    mul = 1024LL * 1024 * 1024;
-  } else {
-    return false;
-  }
+  const auto mul = static_cast<std::int64_t>(MemoryUnitBytes(text.substr(digits)));
+  if (mul == 0) return false;
   std::int64_t value = 0;
   if (!protocol::ParseStrictInt64(text.substr(0, digits), value)) return false;
   if (value != 0 && (value > INT64_MAX / mul || value < INT64_MIN / mul)) return false;

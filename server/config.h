@@ -108,6 +108,9 @@ std::optional<std::string> ParsePercentiles(std::span<const std::string> words,
                                             std::vector<double>& out);
 std::string FormatPercentiles(const std::vector<double>& percentiles);
 
+// Bytes per unit of a memory value as Redis's memtoull reads it (b, k, kb, m, mb, g, gb, any
+// case; none means bytes); 0 for anything else.
+std::uint64_t MemoryUnitBytes(std::string_view unit);
 // Redis's memtoll: "512mb", "1gb", "100" ...; false on garbage.
 bool ParseMemory(std::string_view text, std::int64_t& out);
 

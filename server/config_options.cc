@@ -28,12 +28,6 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-  return out;
-}
-
 std::string Between(std::int64_t lo, std::int64_t hi) {
   char buf[128];
   std::snprintf(buf, sizeof(buf), "argument must be between %" PRId64 " and %" PRId64 " inclusive",
@@ -56,25 +50,8 @@ bool MemToUll(std::string_view v, unsigned long long& out) {
   std::size_t digits = 0;
   if (!v.empty() && v[0] == '-') return false;
   while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
-  const std::string unit = Lower(v.substr(digits));
-  unsigned long long mul = 0;
-  if (unit.empty() || unit == "b") {
-    mul = 1;
-  } else if (unit == "k") {
-    mul = 1000;
-  } else if (unit == "kb") {
-    mul = 1024;
-  } else if (unit == "m") {
-    mul = 1000ULL * 1000;
-  } else if (unit == "mb") {
-    mul = 1024ULL * 1024;
-  } else if (unit == "g") {
-    mul = 1000ULL * 1000 * 1000;
-  } else if (unit == "gb") {
-    mul = 1024ULL * 1024 * 1024;
-  } else {
-    return false;
-  }
+  const unsigned long long mul = MemoryUnitBytes(v.substr(digits));
+  if (mul == 0) return false;
   if (digits > 20) return false;
   const std::string text(v.substr(0, digits));
   errno = 0;
