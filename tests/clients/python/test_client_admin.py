@@ -23,7 +23,7 @@ import time
 import pytest
 
 from resp_conn import Conn
-from test_blocking import (OK, Transcript, client_fields, connections, integer, same_as_redis,
+from blocking_transcripts import (OK, Transcript, client_fields, connections, integer, same_as_redis,
                            wait_blocked)
 
 WAIT_S = 5

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from resp_conn import Conn, ConnectionClosed, parse
-from test_blocking import Transcript, array, bulk, bulks, integer, same_as_redis
+from blocking_transcripts import Transcript, array, bulk, bulks, integer, same_as_redis
 
 WAIT_S = 5
 OK = b"+OK\r\n"

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from test_blocking import (Transcript, array, bulk, client_fields, connections, hello3,
+from blocking_transcripts import (Transcript, array, bulk, client_fields, connections, hello3,
                            integer, names, same_as_redis)
 
 OK = b"+OK\r\n"
@@ -208,7 +208,7 @@ def test_a_long_transaction_is_queued_while_others_are_served(target, reference)
 
 def pushes_in_exec_wake_a_waiter(proto):
     def scenario(port):
-        from test_blocking import wait_blocked
+        from blocking_transcripts import wait_blocked
         t = Transcript()
         (q,) = names("execwake-%d" % proto, "q")
         with connections(port, 2) as (a, w):
