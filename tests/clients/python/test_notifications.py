@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+from blocking_transcripts import same_as_redis
 from resp_conn import Conn
 
 WAIT_S = 5
@@ -85,21 +86,6 @@ class Recorder:
         """A step whose name starts with "~" has a random reply: only its events compare."""
         reply = self.writer.call(*(a.lstrip("~") if i == 0 else a for i, a in enumerate(args)))
         self.record(" ".join(str(a) for a in args), b"<random>" if args[0][0] == "~" else reply)
-
-
-def same_as_redis(target, reference, scenario):
-    got = scenario(target.port)
-    if target.name == "warden":
-        expected = scenario(reference.port)
-        if list(got.items()) != list(expected.items()):
-            lines = ["warden's transcript differs from redis-server's:"]
-            for label in dict.fromkeys(list(expected) + list(got)):
-                want, have = expected.get(label, "<missing>"), got.get(label, "<missing>")
-                if want != have:
-                    lines.append("  %s:\n    redis-server %r\n    warden       %r"
-                                 % (label, want, have))
-            raise AssertionError("\n".join(lines))
-    return got
 
 
 def client_flags(observer, conn):
