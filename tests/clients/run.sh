@@ -4,7 +4,8 @@
 # one that passes on Redis and fails on warden is a warden bug; one that fails on both is a
 # broken test. See tests/clients/README.md.
 #
-#   tests/clients/run.sh path/to/warden [suite ...]      suites: cli python ruby node fuzz
+#   tests/clients/run.sh path/to/warden [suite ...]
+#   suites: cli python redisson ruby sidekiq node twemproxy fuzz
 #
 # Installs what is missing (pinned Debian packages; `npm ci` from the committed lock file),
 # starts three redis-server and three warden instances on free loopback ports, runs each suite,
@@ -14,16 +15,17 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-  echo "usage: $0 path/to/warden [cli python ruby node fuzz]" >&2
+  echo "usage: $0 path/to/warden [cli python redisson ruby sidekiq node twemproxy fuzz]" >&2
   exit 2
 fi
 warden_bin=$(realpath "$1")
 shift
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(cli python ruby node fuzz)
+[ ${#suites[@]} -eq 0 ] && suites=(cli python redisson ruby sidekiq node twemproxy fuzz)
 
 # Debian 12's client libraries, pinned; pytest comes with them, minitest with ruby.
-debian_pins=(python3-redis=4.3.4-3 ruby-redis=4.8.0-1 python3-pytest=7.2.1-2)
+debian_pins=(python3-redis=4.3.4-3 ruby-redis=4.8.0-1 python3-pytest=7.2.1-2
+  python3-portalocker=2.2.1-1 ruby-sidekiq=6.4.1+dfsg-1 nutcracker=0.5.0+dfsg-2)
 # command:package for the tools the suites run (ruby comes with ruby-redis).
 debian_tools=(redis-server:redis-server redis-cli:redis-tools timeout:coreutils)
 py=/usr/bin/python3  # Debian's interpreter: python3-redis is installed for it alone
@@ -198,10 +200,22 @@ for suite in "${suites[@]}"; do
       run_suite client-admin 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/client-admin.xml" "$here/python/test_client_admin.py"
       run_suite stats 60 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/stats.xml" "$here/python/test_stats.py" ;;
+        --junitxml="$results/stats.xml" "$here/python/test_stats.py"
+      run_suite lock-libraries 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/lock-libraries.xml" "$here/python/test_portalocker.py" \
+        "$here/python/test_python_redis_lock.py" ;;
+    redisson)
+      run_suite redisson 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redisson.xml" "$here/python/test_redisson.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;
+    sidekiq)
+      run_suite sidekiq 180 env JUNIT_OUT="$results/sidekiq.xml" \
+        ruby -W0 "$here/ruby/sidekiq_test.rb" ;;
+    twemproxy)
+      run_suite twemproxy 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/twemproxy.xml" "$here/python/test_twemproxy.py" ;;
     node)
       run_suite node 180 bash -c 'cd "$1/node" && exec node --test --test-concurrency=1 \
         --test-reporter=spec --test-reporter-destination=stdout \
