@@ -14,6 +14,8 @@
 #include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/scripting/script_engine.h"
+#include "storage/list.h"
+#include "storage/zset.h"
 
 namespace {
 
@@ -202,9 +204,23 @@ void FuzzServer::CheckKeyspace() const {
     Check(keyspace.Verify(), "Keyspace::Verify");
     keyspace.ForEach([&](const storage::Entry& e) {
       Check(keyspace.Peek(e.key()) == &e, "every entry is found by its key, and only one");
-      // A large value's table holds no deadlines and must be as sound as the keyspace.
-      if (storage::IsLarge(e.encoding())) {
-        Check(e.table()->Verify() && e.table()->size() > 0, "a value table is sound, not empty");
+      // A large value must be as sound as the keyspace that holds it, and never empty: an
+      // emptied collection deletes its key.
+      switch (e.encoding()) {
+        case storage::Encoding::kHashTable:
+        case storage::Encoding::kSetTable:
+          Check(e.table()->Verify() && e.table()->size() > 0, "a value table is sound, not empty");
+          break;
+        case storage::Encoding::kZsetSorted: {
+          const auto* zset = static_cast<const storage::SortedSet*>(e.large());
+          Check(zset->Verify() && zset->size() > 0, "a sorted set is sound, not empty");
+          break;
+        }
+        case storage::Encoding::kListChunked:
+          Check(storage::ListOf(e)->size() > 0, "a chunked list is not empty");
+          break;
+        default:
+          break;
       }
     });
   }
