@@ -1,9 +1,10 @@
 # Sidekiq (Debian's ruby-sidekiq 6.4.1, on ruby-redis 4.8.0 and ruby-connection-pool 2.2.5)
 # against redis-server and warden: jobs pushed with Sidekiq::Client wait in their queue until a
 # real `sidekiq` process (/usr/bin/sidekiq, started per test by its PID and stopped with TERM)
-# runs them; a failed job lands in the retry set and succeeds when retried; a job scheduled with
-# `perform_in` waits in the schedule set until Sidekiq's poller moves it to its queue (the
-# poller's EVALSHA of Sidekiq's ZRANGEBYSCORE/ZREM script); Sidekiq::Stats counts it all.
+# runs them; a failed job lands in the retry set and succeeds when retried through the API or
+# by Sidekiq's poller once due; a job scheduled with `perform_in` waits in the schedule set
+# until the poller moves it to its queue (the poller's EVALSHA of Sidekiq's ZRANGEBYSCORE/ZREM
+# script); Sidekiq::Stats counts it all.
 # The job classes are in sidekiq_workers.rb. Every test runs once per server
 # (SidekiqTestRedisServer, SidekiqTestWarden).
 #
@@ -214,6 +215,24 @@ module SidekiqScenarios
     assert_equal 2, after.processed - before.processed
     assert_equal 1, after.failed - before.failed
     assert_equal 0, after.retry_size - before.retry_size
+    assert_equal "2", @r.get(counter)
+    assert_equal 1, records.size
+  end
+
+  def test_the_poller_moves_a_due_retry_back_to_its_queue
+    counter = "#{@prefix}:attempts"
+    jid = SidekiqSuite::FlakyJob.set(queue: @queue).perform_async(@list, counter)
+    start_sidekiq
+    entry = wait_for("job #{jid} in the retry set") { Sidekiq::RetrySet.new.find_job(jid) }
+
+    # Due now instead of in 1-10 s (ZINCRBY by the difference), at least 1 s before the poller
+    # could have taken it on its own; the poller's script pops it.
+    entry.reschedule(Time.now.to_f)
+    record = wait_for("the retried job's record") { records.first }
+    assert_equal jid, record["jid"]
+    assert_equal 2, record["attempt"]
+    assert_nil Sidekiq::RetrySet.new.find_job(jid)
+    stop_sidekiq
     assert_equal "2", @r.get(counter)
     assert_equal 1, records.size
   end
