@@ -193,6 +193,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-pipeline.xml" "$here/python/test_redis_py_pipeline.py"
+      run_suite redis-py-recipes 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redis-py-recipes.xml" "$here/python/test_redis_py_recipes.py"
       run_suite transactions 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/transactions.xml" "$here/python/test_transactions.py"
       run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
