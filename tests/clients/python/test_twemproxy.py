@@ -18,10 +18,10 @@ two transcripts must be equal, placement included. Key names carry a uuid per te
 behind both proxies.
 
 twemproxy forwards only commands with a key it can hash: EVAL and EVALSHA need at least one key
-and go to the backend of the first; SCRIPT LOAD and EVAL with no key make it close the client's
-connection ("parsed unsupported command" in its log). redis-py's Lock falls back to SCRIPT LOAD when
-EVALSHA gets NOSCRIPT, so a deployment loads the Lock's scripts on every backend first, as the
-tests here do.
+and go to the backend of the first; SCRIPT LOAD and EVAL with no key make it close the
+client's connection ("parsed unsupported command" in its log). redis-py's Lock falls back to
+SCRIPT LOAD when EVALSHA gets NOSCRIPT, so a deployment loads the Lock's scripts on every
+backend first, as the tests here do.
 """
 
 import os
