@@ -330,13 +330,63 @@ def test_extend_sets_the_expire_and_reports_owner_and_ttl_codes(target, referenc
     assert t["release without expire"] == 0
 
 
+class Renewer(threading.Thread):
+    """The library's auto_renewal thread: extend(expire) every expire * 2 / 3 seconds until
+    stopped. `codes` collects the script's replies."""
+
+    def __init__(self, lock):
+        super().__init__(daemon=True)
+        self.lock, self.stop, self.codes = lock, threading.Event(), []
+
+    def run(self):
+        while not self.stop.wait(timeout=self.lock.expire * 2 / 3):
+            self.codes.append(self.lock.extend(self.lock.expire))
+
+    def finish(self):
+        self.stop.set()
+        self.join(WAIT_S)
+        assert not self.is_alive()
+
+
+def test_auto_renewal_keeps_a_one_second_lock_past_its_expire(target, reference, name,
+                                                               clients):
+    def scenario(port):
+        r, r2, r3 = clients(port, 3)
+        t = Transcript()
+        lock = ReplayedLock(r, name, expire=1)
+        t["acquire"] = lock.acquire()
+        renewer = Renewer(ReplayedLock(r2, name, expire=1, id=lock.id))
+        renewer.start()
+        contender = ReplayedLock(r3, name, expire=1)
+        refused = []
+        deadline = time.monotonic() + WAIT_S
+        # Three renewals take 2 s, twice the expire: the contender keeps trying meanwhile.
+        pause = threading.Event()
+        while len(renewer.codes) < 3 and time.monotonic() < deadline:
+            refused.append(contender.acquire(blocking=False))
+            pause.wait(0.02)
+        renewer.finish()
+        t["renewals"] = renewer.codes[:3]
+        t["contender never got it"] = set(refused)
+        t["still the holder"] = r.get("lock:" + name) == lock.id.encode()
+        t["release"] = lock.release()
+        return t
+
+    t = same_as_redis(target, reference, scenario)
+    assert t["acquire"] is True
+    assert t["renewals"] == [0, 0, 0]
+    assert t["contender never got it"] == {False}
+    assert t["still the holder"] and t["release"] == 0
+
+
 def test_reset_deletes_the_lock_and_wakes_a_waiter(target, reference, name, clients):
     def scenario(port):
         r, r2, r3, observer = clients(port, 4)
         t = Transcript()
         holder = ReplayedLock(r, name, expire=30)
         t["holder acquires"] = holder.acquire()
-        waiter = Waiter(ReplayedLock(r2, name, expire=30))
+        # Without expire or timeout, the waiter's BLPOP timeout is 0: it waits for the signal.
+        waiter = Waiter(ReplayedLock(r2, name))
         waiter.start()
         wait_blocked(observer, waiter.client_id)
         # reset() is anyone's: a Lock with another id deletes the holder's key.
@@ -344,6 +394,7 @@ def test_reset_deletes_the_lock_and_wakes_a_waiter(target, reference, name, clie
         waiter.finish()
         t["waiter acquired"] = waiter.result
         t["waiter replies"] = list(waiter.lock.replies)
+        t["waiter's lock has no ttl"] = r.ttl("lock:" + name)
         t["holder lost it"] = holder.release()
         t["waiter releases"] = waiter.lock.release()
         t["reset of a free lock"] = ReplayedLock(r3, name).reset()
@@ -355,6 +406,7 @@ def test_reset_deletes_the_lock_and_wakes_a_waiter(target, reference, name, clie
     assert t["holder acquires"] is True and t["reset"] == 1
     assert t["waiter acquired"] is True
     assert t["waiter replies"] == [None, (("lock-signal:" + name).encode(), b"1"), True]
+    assert t["waiter's lock has no ttl"] == -1
     assert t["holder lost it"] == 1 and t["waiter releases"] == 0
     assert t["reset of a free lock"] == 0
     # The waiter's release left one element, and the reset replaced it with its own.
