@@ -13,6 +13,7 @@ NOSCRIPT fallback (SCRIPT LOAD, then EVALSHA again), as here.
     extend    EXTEND_SCRIPT  KEYS lock, signal  ARGV id, expire s -> 0; 1 not owner; 2 no TTL
     reset     RESET_SCRIPT   KEYS lock, signal  ARGV id, signal_expire ms -> DEL's count
     reset_all RESET_ALL_SCRIPT, no keys: every lock:* of the database -> how many
+    auto_renewal  a thread running extend every expire * 2 / 3 seconds
 
 Releasing pushes one element onto the signal list, so a waiter blocked in BLPOP wakes at once
 and retries its SET. Each scenario records every reply in a Transcript; on warden the same

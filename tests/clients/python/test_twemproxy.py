@@ -24,10 +24,12 @@ SCRIPT LOAD when EVALSHA gets NOSCRIPT, so a deployment loads the Lock's scripts
 backend first, as the tests here do.
 """
 
+import multiprocessing
 import os
 import re
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -319,6 +321,58 @@ def test_redis_py_lock_through_the_proxy(proxy, proxies, prefix, connections):
     assert t["contender acquires after release"] is True
     assert t["holder no longer owns"] is False
     assert t["released"] == [[]]
+
+
+WORKERS = 4
+ROUNDS = 25
+
+
+def _contend(port, lock_name, counter, worker):
+    """One process through the proxy: ROUNDS acquisitions of redis-py's Lock around a
+    read-modify-write of `counter`; exits non-zero if it ever saw another holder inside."""
+    client = redis.Redis(port=port, socket_timeout=WAIT_S + 5)
+    inside = counter + ":inside"
+    for _ in range(ROUNDS):
+        lock = client.lock(lock_name, timeout=5, sleep=0.002, blocking_timeout=20)
+        if not lock.acquire():
+            sys.exit("worker %d: acquire timed out" % worker)
+        if client.incr(inside) != 1:
+            sys.exit("worker %d: two holders at once" % worker)
+        value = int(client.get(counter) or 0)
+        client.set(counter, value + 1)
+        client.decr(inside)
+        lock.release()
+    client.close()
+
+
+def test_processes_contending_through_the_proxy_never_overlap(proxy, proxies, prefix,
+                                                              connections):
+    def scenario(p):
+        r = connections(p.port)
+        backends = [connections(port) for port in p.backends]
+        load_lock_scripts(backends)
+        # The lock and the counter share a tag, so one backend holds the whole critical section.
+        lock_name, counter = "{%s}:lock" % prefix, "{%s}:counter" % prefix
+        ctx = multiprocessing.get_context("fork")
+        workers = [ctx.Process(target=_contend, args=(p.port, lock_name, counter, i))
+                   for i in range(WORKERS)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(60)
+        t = Transcript()
+        t["exit codes"] = [w.exitcode for w in workers]
+        t["counter"] = r.get(counter)
+        t["placement"] = placement(backends, [lock_name, counter, counter + ":inside"])
+        t["cleanup"] = r.delete(counter, counter + ":inside")
+        return t
+
+    t = through_both(proxy, proxies, scenario)
+    assert t["exit codes"] == [0] * WORKERS
+    assert t["counter"] == b"%d" % (WORKERS * ROUNDS)
+    [home] = t["placement"][1]
+    assert t["placement"] == [[], [home], [home]]
+    assert t["cleanup"] == 2
 
 
 def test_redis_py_lock_release_needs_its_script_on_the_backend(proxy, proxies, prefix,
