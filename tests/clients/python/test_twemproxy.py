@@ -10,8 +10,9 @@ The servers are named b0, b1, b2 in both configs, and ketama places keys by serv
 key lands on the same backend index behind either proxy. Both proxies are stopped by PID at the
 end.
 
-Scenarios go through the proxy: SET NX PX locks, compare-and-delete by EVAL, redis-py's Lock,
-300 keys spread over the backends, and hash tags keeping related keys on one backend. Each
+Scenarios go through the proxy: SET NX PX locks, compare-and-delete by EVAL, redis-py's Lock
+(also four processes contending for it), 300 keys spread over the backends, and hash tags
+keeping related keys on one backend. Each
 backend is also read directly (EXISTS, GET, PTTL) to see where a key lives. Each scenario
 records what it saw in a Transcript; behind warden it also runs behind redis-server, and the
 two transcripts must be equal, placement included. Key names carry a uuid per test, the same
