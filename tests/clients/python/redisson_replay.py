@@ -2,12 +2,13 @@
 with the KEYS and ARGV that Redisson builds, over redis-py (Debian python3-redis 4.3.4).
 
 No JVM library can be installed here, so test_redisson.py drives this replay instead of Redisson.
-Source: https://github.com/redisson/redisson, tag redisson-3.52.0 (commit 3d8945a7225a), under
+Source: https://github.com/redisson/redisson, tag redisson-3.52.0
+(commit 3d8945a7225a8909f5ffa8000e81dab193760e43), under
 redisson/src/main/java/org/redisson/:
   RedissonLock.java (tryLockInnerAsync, unlockInnerAsync, forceUnlockAsync), RedissonBaseLock.java
   (lock and latch names, unlockInnerAsync's timeout and latch DEL), renewal/LockTask.java and
   renewal/ReadLockTask.java (the watchdog: one script renews up to lockWatchdogBatchSize = 100
-  locks; 3.52 has no per-lock renewExpirationAsync any more), RedissonFairLock.java,
+  locks; since 3.44.0 this replaces the per-lock renewExpirationAsync), RedissonFairLock.java,
   RedissonReadLock.java, RedissonWriteLock.java, RedissonFencedLock.java, RedissonSemaphore.java,
   RedissonPermitExpirableSemaphore.java, RedissonCountDownLatch.java, RedissonObject.java
   (prefixName/suffixName), pubsub/LockPubSub.java, pubsub/CountDownLatchPubSub.java,
@@ -828,13 +829,26 @@ class RLock:
     def unlock_latch_name(self, request_id):
         return "%s:%s" % (prefix_name("redisson_unlock_latch", self.name), request_id)
 
-    def try_lock(self, thread, lease_ms=LOCK_WATCHDOG_TIMEOUT_MS):
-        """tryLockInnerAsync: nil once held (the first time or again), else the holder's PTTL."""
-        reply = self.client.eval(self.try_lock_script, [self.name], lease_ms,
-                                 self.lock_name(thread))
-        if reply is None and lease_ms != LOCK_WATCHDOG_TIMEOUT_MS:
+    def _try(self, script, keys, lease_ms, *args):
+        """tryAcquireAsync around a lock script: the lease is the one given (lease_ms > 0) or
+        internalLockLeaseTime, and an acquisition with a lease makes it the one unlock sends."""
+        lease = lease_ms if lease_ms > 0 else self.internal_lock_lease_time
+        reply = self.client.eval(script, keys, lease, *args)
+        acquired = reply is None or (isinstance(reply, list) and reply[0] == -1)
+        if acquired and lease_ms > 0:
             self.internal_lock_lease_time = lease_ms
         return reply
+
+    def _unlocked(self, reply):
+        """cancelExpirationRenewal: after a release (1) or a refusal (nil), the lease unlock
+        sends is the watchdog's again."""
+        if reply is None or reply == 1:
+            self.internal_lock_lease_time = LOCK_WATCHDOG_TIMEOUT_MS
+        return reply
+
+    def try_lock(self, thread, lease_ms=-1):
+        """tryLockInnerAsync: nil once held (the first time or again), else the holder's PTTL."""
+        return self._try(self.try_lock_script, [self.name], lease_ms, self.lock_name(thread))
 
     def unlock(self, thread, request_id=None):
         """unlockAsync: the script with a fresh request id (whose latch answers a retry), then
@@ -847,7 +861,7 @@ class RLock:
         # RedissonBaseLock.unlockInnerAsync deletes the latch named after the client id, not
         # the request id, so this DEL never finds a key; Redisson sends it all the same.
         self.client.redis.execute_command("DEL", self.unlock_latch_name(self.client.id))
-        return reply
+        return self._unlocked(reply)
 
     def force_unlock(self):
         return self.client.eval(self.force_unlock_script, [self.name, self.channel],
@@ -886,16 +900,16 @@ class RFairLock(RLock):
     def _wait(self, wait_ms):
         return wait_ms if wait_ms > 0 else self.thread_wait_time
 
-    def try_lock_once(self, thread, lease_ms=LOCK_WATCHDOG_TIMEOUT_MS, wait_ms=-1):
+    def try_lock_once(self, thread, lease_ms=-1, wait_ms=-1):
         """The EVAL_NULL_BOOLEAN variant: nil when acquired, else 1. Never queues."""
-        return self.client.eval(FAIR_TRY_LOCK_ONCE, [self.name, self.queue, self.timeouts],
-                                lease_ms, self.lock_name(thread), now_ms(), self._wait(wait_ms))
+        return self._try(FAIR_TRY_LOCK_ONCE, [self.name, self.queue, self.timeouts], lease_ms,
+                         self.lock_name(thread), now_ms(), self._wait(wait_ms))
 
-    def try_lock(self, thread, lease_ms=LOCK_WATCHDOG_TIMEOUT_MS, wait_ms=-1, now=None):
+    def try_lock(self, thread, lease_ms=-1, wait_ms=-1, now=None):
         """The EVAL_LONG variant: nil when acquired, else a TTL; queues the caller."""
-        return self.client.eval(FAIR_TRY_LOCK, [self.name, self.queue, self.timeouts],
-                                lease_ms, self.lock_name(thread), self._wait(wait_ms),
-                                now_ms() if now is None else now)
+        return self._try(FAIR_TRY_LOCK, [self.name, self.queue, self.timeouts], lease_ms,
+                         self.lock_name(thread), self._wait(wait_ms),
+                         now_ms() if now is None else now)
 
     def acquire_failed(self, thread, wait_ms=-1):
         return self.client.eval(FAIR_ACQUIRE_FAILED, [self.queue, self.timeouts],
@@ -909,7 +923,7 @@ class RFairLock(RLock):
             UNLOCK_MESSAGE, self.internal_lock_lease_time, self.lock_name(thread), now_ms(),
             self.client.publish_command, self.client.unlock_timeout_ms())
         self.client.redis.execute_command("DEL", self.unlock_latch_name(self.client.id))
-        return reply
+        return self._unlocked(reply)
 
     def force_unlock(self):
         return self.client.eval(FAIR_FORCE_UNLOCK,
@@ -933,9 +947,9 @@ class RReadLock(RLock):
         """getKeyPrefix: the timeout prefix cut before ":<lock name>" (Java's split()[0])."""
         return self.timeout_prefix(thread).split(":" + self.lock_name(thread))[0]
 
-    def try_lock(self, thread, lease_ms=LOCK_WATCHDOG_TIMEOUT_MS):
-        return self.client.eval(READ_TRY_LOCK, [self.name, self.timeout_prefix(thread)],
-                                lease_ms, self.lock_name(thread), self.write_lock_name(thread))
+    def try_lock(self, thread, lease_ms=-1):
+        return self._try(READ_TRY_LOCK, [self.name, self.timeout_prefix(thread)], lease_ms,
+                         self.lock_name(thread), self.write_lock_name(thread))
 
     def unlock(self, thread, request_id=None):
         request_id = request_id or self.client.generate_id()
@@ -945,7 +959,7 @@ class RReadLock(RLock):
             UNLOCK_MESSAGE, self.lock_name(thread), self.client.publish_command,
             self.client.unlock_timeout_ms())
         self.client.redis.execute_command("DEL", self.unlock_latch_name(self.client.id))
-        return reply
+        return self._unlocked(reply)
 
     def force_unlock(self):
         return self.client.eval(READ_FORCE_UNLOCK, [self.name, self.channel], UNLOCK_MESSAGE,
@@ -985,15 +999,15 @@ class RFencedLock(RLock):
         super().__init__(client, name)
         self.token_name = prefix_name("redisson_lock_token", name)
 
-    def try_lock(self, thread, lease_ms=LOCK_WATCHDOG_TIMEOUT_MS):
+    def try_lock(self, thread, lease_ms=-1):
         """The lock() path's script: nil once held, else the PTTL; increments the token."""
-        return self.client.eval(FENCED_TRY_LOCK, [self.name, self.token_name], lease_ms,
-                                self.lock_name(thread))
+        return self._try(FENCED_TRY_LOCK, [self.name, self.token_name], lease_ms,
+                         self.lock_name(thread))
 
-    def try_lock_and_get_token(self, thread, lease_ms=LOCK_WATCHDOG_TIMEOUT_MS):
+    def try_lock_and_get_token(self, thread, lease_ms=-1):
         """[-1, token] once held, else [pttl, -1]."""
-        return self.client.eval(FENCED_TRY_LOCK_AND_GET_TOKEN, [self.name, self.token_name],
-                                lease_ms, self.lock_name(thread))
+        return self._try(FENCED_TRY_LOCK_AND_GET_TOKEN, [self.name, self.token_name], lease_ms,
+                         self.lock_name(thread))
 
 
 class RSemaphore:

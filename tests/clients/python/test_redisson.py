@@ -228,6 +228,10 @@ def test_rlock_another_client_or_thread_is_refused_with_the_remaining_ttl(target
         s.t["B unlock"] = lock_b.unlock(1)  # nil: IllegalMonitorStateException in Redisson
         s.t["A thread 2 unlock"] = lock_a.unlock(2)
         s.t["hash"] = hash_of(a, lock_a.name)
+        s.t["A tryLock again"] = lock_a.try_lock(1, lease_ms=10000)
+        s.t["PEXPIRE 3000"] = a.redis.pexpire(lock_a.name, 3000)
+        s.t["A unlock one hold"] = lock_a.unlock(1)
+        s.t["pttl: the lease again"] = ttl(a.redis.pttl(lock_a.name), 10000)
         s.t["A unlock"] = lock_a.unlock(1)
         s.t["B tryLock after"] = lock_b.try_lock(1)
 
@@ -237,6 +241,9 @@ def test_rlock_another_client_or_thread_is_refused_with_the_remaining_ttl(target
     assert t["A thread 2 tryLock"] == ttl(10000, 10000)
     assert t["B unlock"] is None and t["A thread 2 unlock"] is None
     assert list(t["hash"].values()) == ["1"]
+    assert t["A tryLock again"] is None and t["PEXPIRE 3000"] is True
+    assert t["A unlock one hold"] == 0
+    assert t["pttl: the lease again"] == ttl(10000, 10000)  # internalLockLeaseTime, ARGV[2]
     assert t["A unlock"] == 1 and t["B tryLock after"] is None
 
 
@@ -499,8 +506,8 @@ def test_fair_lock_drops_a_stale_waiter(target, reference):
         a, b, c = s.client("A"), s.client("B"), s.client("C")
         name = s.name("fair")
         fa, fb, fc = RFairLock(a, name), RFairLock(b, name), RFairLock(c, name)
-        s.t["A lock, 200 ms lease"] = fa.try_lock(1, lease_ms=200)
-        s.t["B tryLock(wait 100 ms), ttl"] = ttl(fb.try_lock(1, wait_ms=100), 200)
+        s.t["A lock, 300 ms lease"] = fa.try_lock(1, lease_ms=300)
+        s.t["B tryLock(wait 200 ms), ttl"] = ttl(fb.try_lock(1, wait_ms=200), 300)
         s.t["C queued"] = isinstance(fc.try_lock(1), int)
         started = time.monotonic()
         s.t["C acquires once B is stale"] = wait_until(lambda: fc.try_lock(1) is None,
@@ -510,11 +517,11 @@ def test_fair_lock_drops_a_stale_waiter(target, reference):
         s.t["timeouts"] = a.redis.zrange(fa.timeouts, 0, -1)
 
     t = run(target, reference, scenario)
-    assert t["A lock, 200 ms lease"] is None
-    assert t["B tryLock(wait 100 ms), ttl"] == ttl(200, 200)
+    assert t["A lock, 300 ms lease"] is None
+    assert t["B tryLock(wait 200 ms), ttl"] == ttl(300, 300)
     assert t["C queued"] is True and t["C acquires once B is stale"] is True
     assert t["queue"] == [] and t["timeouts"] == []
-    assert t.notes["waited s"] >= 0.2  # B's timeout: A's 200 ms lease plus its 100 ms wait
+    assert t.notes["waited s"] >= 0.3  # B's timeout: A's 300 ms lease plus its 200 ms wait
 
 
 def test_fair_lock_waiter_that_gives_up_leaves_the_queue(target, reference):
