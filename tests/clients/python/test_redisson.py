@@ -1,9 +1,12 @@
 """Redisson 3.52.0's locks and synchronizers, replayed, against redis-server and warden.
 
 No JVM library can be installed here, so redisson_replay.py sends what Redisson 3.52.0 sends
-(https://github.com/redisson/redisson, tag redisson-3.52.0, commit 3d8945a7225a; the source
-files are listed there): its Lua scripts verbatim, by EVALSHA with the NOSCRIPT fallback (its
-default) or EVAL, with Redisson's KEYS, ARGV, key and channel names, over redis-py 4.3.4
+(https://github.com/redisson/redisson, tag redisson-3.52.0, commit 3d8945a7225a; scripts from
+redisson/src/main/java/org/redisson/ RedissonLock, RedissonBaseLock, renewal/LockTask,
+renewal/ReadLockTask, RedissonFairLock, RedissonReadLock, RedissonWriteLock, RedissonFencedLock,
+RedissonSemaphore, RedissonPermitExpirableSemaphore and RedissonCountDownLatch .java): its Lua
+scripts verbatim, by EVALSHA with the NOSCRIPT fallback (its default) or EVAL, with Redisson's
+KEYS, ARGV, key and channel names and "publish"/"spublish" as an argument, over redis-py 4.3.4
 (Debian python3-redis). Waiters are real second connections subscribed to Redisson's channels,
 in threads where Redisson would block.
 
@@ -37,7 +40,7 @@ _runs = itertools.count()
 
 class Scene:
     """One run of a scenario on one server: fresh names, Redisson instances by role, the
-    subscribers and threads to close, and the transcript."""
+    connections to close, and the transcript."""
 
     def __init__(self, port):
         self.port = port
@@ -148,12 +151,12 @@ class Waiter(threading.Thread):
         return self.result
 
 
-def lock_and_wait(scene, lock, thread, ready, subscribe_to=None):
+def lock_and_wait(scene, lock, thread, ready):
     """RedissonLock.lock(): try; subscribe to the channel; then try again and wait for a
     message at most the returned TTL, until acquired. Returns the messages it woke on."""
     if lock.try_lock(thread) is None:
         return ["acquired at once"]
-    sub = scene.subscriber(lock.client, subscribe_to or lock.channel)
+    sub = scene.subscriber(lock.client, lock.channel)
     deadline = time.monotonic() + WAIT_S
     woken_by = []
     while True:
