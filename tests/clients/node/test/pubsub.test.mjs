@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
-import { HOST, TARGETS, eventuallyDeepEqual } from '../helpers.mjs';
+import { HOST, TARGETS, eventuallyDeepEqual, within } from '../helpers.mjs';
 
 const PUBLISH_LUA = "return redis.call('publish', KEYS[1], ARGV[1])";
 
@@ -22,18 +22,6 @@ function collect(count, register) {
       });
     }),
   };
-}
-
-async function within(promise, what, ms = 5000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 for (const target of TARGETS) {
