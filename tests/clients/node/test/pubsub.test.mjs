@@ -39,7 +39,7 @@ for (const target of TARGETS) {
         sub = new Redis(options);
         pub = new Redis(options);
         for (const c of [sub, pub]) c.on('error', (e) => errors.push(e));
-        await pub.ping();
+        assert.match(await pub.call('CLIENT', 'INFO'), new RegExp(` resp=${proto.resp}\\b`));
       });
 
       after(async () => {
@@ -105,6 +105,7 @@ for (const target of TARGETS) {
         sub = client.duplicate();
         sub.on('error', () => {});
         await sub.connect();
+        assert.equal((await sub.clientInfo()).resp, proto.resp);
       });
 
       after(async () => {
@@ -132,6 +133,14 @@ for (const target of TARGETS) {
         assert.equal(await client.sPublish('nr:shard', 'sharded'), 1);
         assert.deepEqual(await within(smessages.done, 'smessage'), [['sharded', 'nr:shard']]);
         assert.deepEqual(await client.pubSubChannels('nr:*'), ['nr:news']);
+      });
+
+      test('ping while subscribed', async () => {
+        await sub.subscribe('nr:ping', () => {});
+        // RESP2: the message-shaped ["pong", ""], which node-redis hands over as 'pong'; RESP3:
+        // a plain PONG.
+        assert.equal(await sub.ping(), proto.resp === 2 ? 'pong' : 'PONG');
+        await sub.unsubscribe('nr:ping');
       });
 
       test('a script publishes, and unsubscribing leaves no subscriber', async () => {
