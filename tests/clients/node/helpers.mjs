@@ -88,3 +88,28 @@ export async function eventuallyDeepEqual(read, expected, timeoutMs = 500) {
   }
   assert.deepEqual(actual, expected);
 }
+
+// Resolves with what `promise` resolves with, or fails after `ms` saying what did not happen.
+export async function within(promise, what, ms = 5000) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// Calls `check()` every 10 ms until it returns something truthy, and returns that; fails after
+// `ms`. For a state that a library or a server reaches in its own time.
+export async function waitFor(check, what, ms = 2000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
+    await sleep(10);
+  }
+}

@@ -6,8 +6,8 @@ import Redis from 'ioredis';
 import { HOST, TARGETS } from '../helpers.mjs';
 
 const PROTOCOLS = [
-  { label: 'RESP3 (default)', options: {} },
-  { label: 'RESP2', options: { protocol: 2 } },
+  { label: 'RESP3 (default)', options: {}, resp: 3 },
+  { label: 'RESP2', options: { protocol: 2 }, resp: 2 },
 ];
 
 for (const target of TARGETS) {
@@ -20,6 +20,7 @@ for (const target of TARGETS) {
         const options = { host: HOST, port: target.ports[0], ...proto.options };
         redis = new Redis(options);
         other = new Redis(options);
+        assert.match(await redis.call('CLIENT', 'INFO'), new RegExp(` resp=${proto.resp}\\b`));
         await redis.flushall();
       });
 

@@ -6,8 +6,8 @@ import { createClient, WatchError } from 'redis';
 import { HOST, TARGETS } from '../helpers.mjs';
 
 const PROTOCOLS = [
-  { label: 'RESP3 (default)', options: {} },
-  { label: 'RESP2', options: { RESP: 2 } },
+  { label: 'RESP3 (default)', options: {}, resp: 3 },
+  { label: 'RESP2', options: { RESP: 2 }, resp: 2 },
 ];
 
 for (const target of TARGETS) {
@@ -21,6 +21,7 @@ for (const target of TARGETS) {
         client = createClient(options);
         other = createClient(options);
         for (const c of [client, other]) await c.connect();
+        assert.equal((await client.clientInfo()).resp, proto.resp);
         await client.flushAll();
       });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
-import { HOST, TARGETS, eventuallyDeepEqual } from '../helpers.mjs';
+import { HOST, TARGETS, eventuallyDeepEqual, within } from '../helpers.mjs';
 
 const PUBLISH_LUA = "return redis.call('publish', KEYS[1], ARGV[1])";
 
@@ -24,18 +24,6 @@ function collect(count, register) {
   };
 }
 
-async function within(promise, what, ms = 5000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 for (const target of TARGETS) {
   for (const proto of [
     { label: 'RESP3 (default)', options: {}, resp: 3 },
@@ -51,7 +39,7 @@ for (const target of TARGETS) {
         sub = new Redis(options);
         pub = new Redis(options);
         for (const c of [sub, pub]) c.on('error', (e) => errors.push(e));
-        await pub.ping();
+        assert.match(await pub.call('CLIENT', 'INFO'), new RegExp(` resp=${proto.resp}\\b`));
       });
 
       after(async () => {
@@ -117,6 +105,7 @@ for (const target of TARGETS) {
         sub = client.duplicate();
         sub.on('error', () => {});
         await sub.connect();
+        assert.equal((await sub.clientInfo()).resp, proto.resp);
       });
 
       after(async () => {
@@ -144,6 +133,14 @@ for (const target of TARGETS) {
         assert.equal(await client.sPublish('nr:shard', 'sharded'), 1);
         assert.deepEqual(await within(smessages.done, 'smessage'), [['sharded', 'nr:shard']]);
         assert.deepEqual(await client.pubSubChannels('nr:*'), ['nr:news']);
+      });
+
+      test('ping while subscribed', async () => {
+        await sub.subscribe('nr:ping', () => {});
+        // RESP2: the message-shaped ["pong", ""], which node-redis hands over as 'pong'; RESP3:
+        // a plain PONG.
+        assert.equal(await sub.ping(), proto.resp === 2 ? 'pong' : 'PONG');
+        await sub.unsubscribe('nr:ping');
       });
 
       test('a script publishes, and unsubscribing leaves no subscriber', async () => {

@@ -1,12 +1,13 @@
 // redis-semaphore's Mutex with ioredis: acquire (SET NX PX), refresh (a compare-and-pexpire
 // script by EVALSHA), release (compare-and-delete), and a contender that waits. Then its
 // Semaphore and MultiSemaphore, whose scripts keep the holders in a sorted set scored by
-// acquisition time (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE, ZREM).
+// acquisition time (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE, ZREM; refresh re-scores by ZSCORE
+// and ZADD): the limit under concurrent contenders, refresh, release, eviction, loss.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import { LostLockError, MultiSemaphore, Mutex, Semaphore, TimeoutError } from 'redis-semaphore';
-import { HOST, TARGETS, assertWithin, eventuallyDeepEqual, sleep } from '../helpers.mjs';
+import { HOST, TARGETS, assertWithin, eventuallyDeepEqual, sleep, waitFor } from '../helpers.mjs';
 
 for (const target of TARGETS) {
   describe(`redis-semaphore 5.8.0 Mutex [${target.name}]`, () => {
@@ -114,6 +115,35 @@ for (const target of TARGETS) {
   });
 }
 
+// Runs `total` contenders, each with its own connection and the lock `make(connection)` returns,
+// all acquiring at once. A holder keeps its permit until the most holders the limit allows have
+// been seen at once (or every contender has had a turn), reading ZCARD of `key` meanwhile.
+async function contend(target, total, limit, key, make) {
+  const conns = Array.from({ length: total }, () => new Redis({ host: HOST, port: target.ports[0] }));
+  let holding = 0;
+  let acquired = 0;
+  let mostAtOnce = 0;
+  let mostPermits = 0;
+  try {
+    await Promise.all(conns.map(async (conn) => {
+      const lock = make(conn);
+      await lock.acquire();
+      holding++;
+      acquired++;
+      mostAtOnce = Math.max(mostAtOnce, holding);
+      await waitFor(async () => {
+        mostPermits = Math.max(mostPermits, await conn.zcard(key));
+        return mostAtOnce === limit || acquired === total;
+      }, 'holders at the limit', 5000);
+      holding--;
+      await lock.release();
+    }));
+  } finally {
+    await Promise.all(conns.map((c) => c.quit()));
+  }
+  return { acquired, mostAtOnce, mostPermits };
+}
+
 for (const target of TARGETS) {
   describe(`redis-semaphore 5.8.0 Semaphore [${target.name}]`, () => {
     let a;
@@ -161,6 +191,84 @@ for (const target of TARGETS) {
       assert.equal(await fresh.tryAcquire(), true);
       assert.deepEqual(await a.zrange('semaphore:stale', 0, -1), [fresh.identifier]);
       await fresh.release();
+    });
+
+    test('the limit holds across several concurrent holders', async () => {
+      // Seven contenders on their own connections, three permits: no more than three ever hold
+      // one at once (checked in the process and in the sorted set), and every contender gets one.
+      const result = await contend(target, 7, 3, 'semaphore:crowd', (conn) =>
+        new Semaphore(conn, 'crowd', 3, { lockTimeout: 10000, acquireTimeout: 5000, retryInterval: 10 }));
+      assert.deepEqual(result, { acquired: 7, mostAtOnce: 3, mostPermits: 3 });
+      assert.equal(await a.exists('semaphore:crowd'), 0);
+    });
+
+    test('a MultiSemaphore never hands out more permits than the limit to concurrent holders', async () => {
+      // Limit 5, two permits each: two holders at most (four permits), never three.
+      const result = await contend(target, 5, 2, 'semaphore:crowd-multi', (conn) =>
+        new MultiSemaphore(conn, 'crowd-multi', 5, 2, {
+          lockTimeout: 10000, acquireTimeout: 5000, retryInterval: 10,
+        }));
+      assert.deepEqual(result, { acquired: 5, mostAtOnce: 2, mostPermits: 4 });
+      assert.equal(await a.exists('semaphore:crowd-multi'), 0);
+    });
+
+    test('refresh keeps Semaphore and MultiSemaphore permits past their lock timeout', async () => {
+      const options = { lockTimeout: 600, refreshInterval: 150 };
+      const single = new Semaphore(a, 'refresh', 1, options);
+      const multi = new MultiSemaphore(a, 'refresh-multi', 3, 2, options);
+      await single.acquire();
+      await multi.acquire();
+      const acquiredAt = Number(await a.zscore('semaphore:refresh', single.identifier));
+      // Time itself is what is tested, as for the Mutex: two lock timeouts on the real clock.
+      await sleep(1200);
+      assert.equal(single.isAcquired, true);
+      assert.equal(multi.isAcquired, true);
+      // The refresh script re-scored each member with the time of the refresh.
+      assertWithin(Number(await a.zscore('semaphore:refresh', single.identifier)),
+        acquiredAt + 600, Date.now(), 'ZSCORE');
+      for (const i of [0, 1]) {
+        assertWithin(Number(await a.zscore('semaphore:refresh-multi', `${multi.identifier}_${i}`)),
+          acquiredAt + 600, Date.now(), 'ZSCORE');
+      }
+      assertWithin(await a.pttl('semaphore:refresh'), 0, 600, 'PTTL');
+      assertWithin(await a.pttl('semaphore:refresh-multi'), 0, 600, 'PTTL');
+      // Still held: a rival is refused the one permit.
+      const rival = new Semaphore(b, 'refresh', 1, { lockTimeout: 600, acquireAttemptsLimit: 1 });
+      assert.equal(await rival.tryAcquire(), false);
+      await single.release();
+      await multi.release();
+      assert.equal(await a.exists('semaphore:refresh'), 0);
+      assert.equal(await a.exists('semaphore:refresh-multi'), 0);
+    });
+
+    test('a permit removed behind its holder is reported lost at the next refresh', async () => {
+      const lost = [];
+      const options = { lockTimeout: 5000, refreshInterval: 100, onLockLost: (e) => lost.push(e) };
+      const single = new Semaphore(a, 'lost', 2, options);
+      const multi = new MultiSemaphore(a, 'lost-multi', 4, 2, options);
+      const bystander = new Semaphore(a, 'lost', 2, { lockTimeout: 5000 });
+      await single.acquire();
+      await multi.acquire();
+      await bystander.acquire();
+      assert.equal(await b.zrem('semaphore:lost', single.identifier), 1);
+      assert.equal(await b.zrem('semaphore:lost-multi', `${multi.identifier}_0`), 1);
+
+      await eventuallyDeepEqual(() => lost.length, 2, 2000);
+      assert.ok(lost.every((e) => e instanceof LostLockError));
+      assert.deepEqual(lost.map((e) => e.message).sort(), [
+        'Lost multi-semaphore for key semaphore:lost-multi',
+        'Lost semaphore for key semaphore:lost',
+      ]);
+      assert.equal(single.isAcquired, false);
+      assert.equal(multi.isAcquired, false);
+      // The failed refreshes added nothing back; the other holders keep theirs.
+      assert.deepEqual(await a.zrange('semaphore:lost', 0, -1), [bystander.identifier]);
+      assert.deepEqual(await a.zrange('semaphore:lost-multi', 0, -1), [`${multi.identifier}_1`]);
+      await bystander.release();
+      assert.equal(await a.exists('semaphore:lost'), 0);
+      // release() after the loss sends nothing: the permit left behind waits for its timeout.
+      await multi.release();
+      assert.deepEqual(await a.zrange('semaphore:lost-multi', 0, -1), [`${multi.identifier}_1`]);
     });
 
     test('a MultiSemaphore takes several permits at once, or none', async () => {
