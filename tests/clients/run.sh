@@ -208,7 +208,8 @@ for suite in "${suites[@]}"; do
         "$here/python/test_python_redis_lock.py" ;;
     redisson)
       run_suite redisson 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/redisson.xml" "$here/python/test_redisson.py" ;;
+        --junitxml="$results/redisson.xml" "$here/python/test_redisson_locks.py" \
+        "$here/python/test_redisson_sync.py" ;;
     ruby)
       run_suite ruby-redis 60 env JUNIT_OUT="$results/ruby-redis.xml" \
         ruby -W0 "$here/ruby/lock_test.rb" ;;

@@ -25,6 +25,8 @@ MODULE_ROWS = {
     "test_twemproxy": "twemproxy 0.5.0 (nutcracker)",
     "test_portalocker": "portalocker 2.2.1 (python3-portalocker)",
     "test_python_redis_lock": "python-redis-lock 4.0.1 protocol (replayed)",
+    "test_redisson_locks": "Redisson 3.52.0 locks (replayed)",
+    "test_redisson_sync": "Redisson 3.52.0 semaphores and latch (replayed)",
 }
 COLUMNS = ["redis-server", "warden", "warden vs redis-server", "redis-server vs redis-server"]
 
