@@ -45,6 +45,19 @@ void BM_DispatchLockCycle(benchmark::State& state) {
 }
 BENCHMARK(BM_DispatchLockCycle);
 
+// The same with DEBUG COMMAND-LOG on and full: each command is copied into a reused slot.
+void BM_DispatchLockCycleCommandLog(benchmark::State& state) {
+  Bench b;
+  b.state.command_log.Start(1026);
+  for (auto _ : state) {
+    b.Run({"SET", "lock:order:1001", "0123456789abcdef0123456789abcdef0123", "NX", "PX", "30000"});
+    b.Run({"GET", "lock:order:1001"});
+    b.Run({"DEL", "lock:order:1001"});
+  }
+  state.SetItemsProcessed(state.iterations() * 3);
+}
+BENCHMARK(BM_DispatchLockCycleCommandLog);
+
 constexpr std::string_view kCompareAndDelete =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else "
     "return 0 end";

@@ -334,6 +334,7 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   }
   if (name == "logfile") return string_option(c.logfile);
   if (name == "port-file") return string_option(c.port_file);
+  if (name == "command-log-max-entries") return int_option(1, INT64_MAX, c.command_log_max_entries);
   if (name == "seed") {
     if (!one()) return Fail(d, "wrong number of arguments");
     std::uint64_t seed = 0;

@@ -67,6 +67,8 @@ struct Config {
   std::string logfile;
   std::string port_file;
   std::optional<std::uint64_t> seed;
+  // The most entries DEBUG COMMAND-LOG ON may ask for.
+  std::int64_t command_log_max_entries = 1'000'000;
   // Accepted for compatibility with redis-server command lines; warden never persists.
   std::string save;
   std::string appendonly = "no";

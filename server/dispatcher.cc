@@ -137,6 +137,9 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   if (start_us < 0 || server.call_depth > 0) start_us = server.clock.MonotonicUs();
   server.next_call_start_us = -1;
   CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
+  if (server.command_log.on()) [[unlikely]] {
+    LogCall(server, session, spec, args, ctx.now_ms);
+  }
   const bool monitored = server.monitors.active();
   // A script runner (the skip_monitor commands) is shown before its script's commands.
   if (monitored && (spec.flags & kSkipMonitor) != 0) [[unlikely]] {

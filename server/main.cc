@@ -38,6 +38,7 @@ constexpr char kUsage[] =
     "  --active-expire-effort N    1..10 (default 1)\n"
     "  --enable-debug-command yes|no|local (default no)\n"
     "  --seed N                    fix every random choice, for reproducible runs\n"
+    "  --command-log-max-entries N most entries DEBUG COMMAND-LOG ON may keep (default 1000000)\n"
     "  --loglevel debug|verbose|notice|warning|nothing\n"
     "  --logfile PATH              log here instead of stdout\n"
     "  --save \"\" --appendonly no   accepted for redis-server compatibility\n";

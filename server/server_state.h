@@ -12,6 +12,7 @@
 
 #include "server/blocking.h"
 #include "server/client_pause.h"
+#include "server/command_log.h"
 #include "server/command_stats.h"
 #include "server/config.h"
 #include "server/monitor.h"
@@ -87,6 +88,7 @@ class ServerState final : public storage::ExpiryListener {
   ClientPause pause;
   PubSub pubsub;
   Monitors monitors;
+  CommandLog command_log;
   bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;

@@ -8,9 +8,18 @@
 namespace warden::server {
 namespace {
 
+bool EqualNoCase(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
+}
+
+}  // namespace
+
 // Redis's redactClientCommandArgument callers: AUTH's arguments, HELLO's AUTH pair and the
 // values of CONFIG SET's sensitive options.
-bool Redacted(const CommandSpec& spec, std::span<const std::string_view> args, std::size_t i) {
+bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view> args,
+                      std::size_t i) {
   if (spec.name == "auth") return i >= 1;
   if (spec.name == "hello") {
     // HELLO's own option walk: it stops at the first option it does not know.
@@ -34,14 +43,6 @@ bool Redacted(const CommandSpec& spec, std::span<const std::string_view> args, s
   return false;
 }
 
-bool EqualNoCase(std::string_view a, std::string_view b) {
-  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                            [&](char x, char y) { return lower(x) == lower(y); });
-}
-
-}  // namespace
-
 void Slowlog::Push(const CommandSpec& spec, std::span<const std::string_view> args,
                    std::int64_t duration_us, std::int64_t unix_s, std::string_view client_addr,
                    std::string_view client_name) {
@@ -54,7 +55,7 @@ void Slowlog::Push(const CommandSpec& spec, std::span<const std::string_view> ar
   for (std::size_t i = 0; i < kept; ++i) {
     if (kept != args.size() && i == kept - 1) {
       entry.args.push_back("... (" + std::to_string(args.size() - kept + 1) + " more arguments)");
-    } else if (Redacted(spec, args, i)) {
+    } else if (RedactedArgument(spec, args, i)) {
       entry.args.emplace_back("(redacted)");
     } else if (args[i].size() > kMaxArgBytes) {
       std::string cut(args[i].substr(0, kMaxArgBytes));

@@ -29,6 +29,11 @@ struct SlowlogEntry {
   std::string client_name;
 };
 
+// Redis's redactClientCommandArgument callers: whether args[i] is a secret that logs store as
+// "(redacted)" (AUTH's arguments, HELLO's AUTH pair, CONFIG SET requirepass's value).
+bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view> args,
+                      std::size_t i);
+
 class Slowlog {
  public:
   // Redis's SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING.

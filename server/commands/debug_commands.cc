@@ -12,6 +12,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
+#include "server/commands/debug_command_log.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -39,6 +40,8 @@ void DebugHelp(CommandContext& ctx) {
       "    Run active expiry now until no expired key is found; returns how many were removed.",
       "CLOCK [FREEZE [<unix-ms>]|ADVANCE <ms>|REAL]",
       "    Show, stop, move forward or release the server clock.",
+      "COMMAND-LOG ON [<max-entries>]|OFF|RESET|GET [<count>]|STATUS",
+      "    Record the commands run (oldest dropped past <max-entries>); GET the newest <count>.",
       "DROP-CLIENTS",
       "    Close every other client connection.",
       "FAIL-NEXT <count> <error> [COMMAND <name>]",
@@ -241,6 +244,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"simulate-restart",         2, 2, DebugSimulateRestart},
     {"fail-next",                4, 6, DebugFailNext},
     {"reply-delay",              3, 3, DebugReplyDelay},
+    {"command-log",              3, 4, DebugCommandLog},
 };
 // clang-format on
 

@@ -596,6 +596,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   run.start_us = server_.clock.MonotonicUs();
   run.read_only = read_only || script.no_writes;
   running_ = &run;
+  caller_ = &caller;
   busy_ = false;
   script_session_.db = caller.db;
   script_session_.resp = 2;
@@ -613,6 +614,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
 
   server_.frozen_now_ms = outer_now_ms;
   running_ = nullptr;
+  caller_ = nullptr;
   busy_ = false;
   lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
 

@@ -63,6 +63,8 @@ class ScriptEngine {
   KillResult Kill();
 
   bool running() const { return running_ != nullptr; }
+  // The client whose script is running (null when none), named in the command log.
+  const Session* caller() const { return caller_; }
   // Past busy-reply-threshold: other clients are answered BUSY.
   bool busy() const { return busy_; }
   std::size_t cached_scripts() const { return scripts_.size(); }
@@ -116,6 +118,7 @@ class ScriptEngine {
 
   // The running script, if any.
   RunState* running_ = nullptr;
+  const Session* caller_ = nullptr;
   bool busy_ = false;
   std::function<void()> poll_clients_;
   std::function<bool()> interrupt_check_;

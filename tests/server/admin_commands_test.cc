@@ -274,13 +274,16 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*25\r\n"
+            "*27\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
             "removed.\r\n"
             "+CLOCK [FREEZE [<unix-ms>]|ADVANCE <ms>|REAL]\r\n"
             "+    Show, stop, move forward or release the server clock.\r\n"
+            "+COMMAND-LOG ON [<max-entries>]|OFF|RESET|GET [<count>]|STATUS\r\n"
+            "+    Record the commands run (oldest dropped past <max-entries>); GET the newest "
+            "<count>.\r\n"
             "+DROP-CLIENTS\r\n"
             "+    Close every other client connection.\r\n"
             "+FAIL-NEXT <count> <error> [COMMAND <name>]\r\n"

@@ -150,6 +150,18 @@ TEST_F(AllocationTest, LockLoopMakesNoOperatorNewAllocation) {
   EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
 }
 
+// A full command log reuses its slots: each holds the same command every round.
+TEST_F(AllocationTest, LockLoopWithFullCommandLogMakesNoOperatorNewAllocation) {
+  state_.command_log.Start(64);
+  int wrong = 0;
+
+  const std::size_t counted = CountAllocations([this] { return LockRound(); }, wrong);
+
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
+  EXPECT_EQ(state_.command_log.size(), 64u);
+}
+
 TEST_F(AllocationTest, ContendedLockLoopMakesNoOperatorNewAllocation) {
   Run({"SET", "held", "me", "PX", "30000"});
   int wrong = 0;
