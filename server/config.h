@@ -67,6 +67,8 @@ struct Config {
   std::string logfile;
   std::string port_file;
   std::optional<std::uint64_t> seed;
+  // How many DEBUG FAULT rules may be installed at once.
+  std::int64_t debug_fault_max_rules = 1000;
   // Accepted for compatibility with redis-server command lines; warden never persists.
   std::string save;
   std::string appendonly = "no";

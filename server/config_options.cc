@@ -411,6 +411,7 @@ constexpr ConfigOption kConfigOptions[] = {
     // warden's own options: set at start only, and left as written by CONFIG REWRITE.
     {"port-file", "", kImm, nullptr, nullptr, nullptr},
     {"seed", "", kImm, nullptr, nullptr, nullptr},
+    {"debug-fault-max-rules", "", kImm, nullptr, nullptr, nullptr},
     {"script-memory-limit", "", kImm, nullptr, nullptr, nullptr},
 };
 // clang-format on

@@ -38,6 +38,7 @@ constexpr char kUsage[] =
     "  --active-expire-effort N    1..10 (default 1)\n"
     "  --enable-debug-command yes|no|local (default no)\n"
     "  --seed N                    fix every random choice, for reproducible runs\n"
+    "  --debug-fault-max-rules N   DEBUG FAULT rules installed at once (default 1000)\n"
     "  --loglevel debug|verbose|notice|warning|nothing\n"
     "  --logfile PATH              log here instead of stdout\n"
     "  --save \"\" --appendonly no   accepted for redis-server compatibility\n";
