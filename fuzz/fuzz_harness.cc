@@ -244,8 +244,8 @@ void FuzzServer::CheckScanSeesEveryKey() {
   keyspace.ForEach(
       [&](const storage::Entry& e) { Check(seen.count(&e) == 1, "SCAN sees every key"); });
 
-  // DEBUG FAIL-NEXT may be about to answer DBSIZE with an error.
-  if (state_.faults.fail_remaining > 0) return;
+  // A fault rule (DEBUG FAULT, FAIL-NEXT) may be about to answer DBSIZE with an error.
+  if (state_.faults.armed()) return;
   const std::string_view dbsize[] = {"DBSIZE"};
   Check(Run(0, dbsize) == ":" + std::to_string(keyspace.size()) + "\r\n",
         "DBSIZE counts every key");

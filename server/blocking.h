@@ -46,6 +46,9 @@ class BlockedClientHost {
   // once the current batch is over, before the loop polls, so that a message fanned out to a
   // thousand clients costs a thousand appends inside the command and the writes come after.
   virtual void ScheduleFlush() = 0;
+  // A DELAY fault: sends what is queued now, then holds every reply that follows (the faulted
+  // command's first) for `delay_ms`, real time. Hosts that cannot hold replies ignore it.
+  virtual void HoldReplies(std::int64_t /*delay_ms*/) {}
 
  protected:
   ~BlockedClientHost() = default;

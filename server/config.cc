@@ -335,6 +335,7 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "logfile") return string_option(c.logfile);
   if (name == "port-file") return string_option(c.port_file);
   if (name == "command-log-max-entries") return int_option(1, INT64_MAX, c.command_log_max_entries);
+  if (name == "debug-fault-max-rules") return int_option(0, INT32_MAX, c.debug_fault_max_rules);
   if (name == "seed") {
     if (!one()) return Fail(d, "wrong number of arguments");
     std::uint64_t seed = 0;

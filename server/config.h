@@ -69,6 +69,8 @@ struct Config {
   std::optional<std::uint64_t> seed;
   // The most entries DEBUG COMMAND-LOG ON may ask for.
   std::int64_t command_log_max_entries = 1'000'000;
+  // How many DEBUG FAULT rules may be installed at once.
+  std::int64_t debug_fault_max_rules = 1000;
   // Accepted for compatibility with redis-server command lines; warden never persists.
   std::string save;
   std::string appendonly = "no";

@@ -412,6 +412,7 @@ constexpr ConfigOption kConfigOptions[] = {
     {"port-file", "", kImm, nullptr, nullptr, nullptr},
     {"seed", "", kImm, nullptr, nullptr, nullptr},
     {"command-log-max-entries", "", kImm, nullptr, nullptr, nullptr},
+    {"debug-fault-max-rules", "", kImm, nullptr, nullptr, nullptr},
     {"script-memory-limit", "", kImm, nullptr, nullptr, nullptr},
 };
 // clang-format on

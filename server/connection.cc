@@ -329,6 +329,13 @@ void Connection::PollOnce() {
 }
 
 void Connection::Unblocked() {
+  if (session_.drop_reply_when_served) [[unlikely]] {
+    // A DROP-AFTER fault: the blocked command was served (or timed out) but its client never
+    // hears. Replies before it went out when it blocked.
+    output_.clear();
+    Close();
+    return;
+  }
   Flush();
   if (input_.unread_size() > 0) server_.ScheduleResume(this);
 }
@@ -359,25 +366,32 @@ void Connection::Resume() {
 void Connection::OnDelayTimer(uv_timer_t* timer) {
   auto* self = static_cast<Connection*>(timer->data);
   self->delaying_ = false;
-  self->delay_done_ = true;
   self->Flush();
-  self->delay_done_ = false;
+  // Requests that arrived meanwhile may have stopped on a full output: go on with them.
+  self->UpdateReading();
+}
+
+void Connection::HoldReplies(std::int64_t delay_ms) {
+  if (closing_) return;
+  // The replies before the faulted command are not held.
+  Flush();
+  if (!delay_timer_open_) {
+    uv_timer_init(server_.loop(), &delay_timer_);
+    delay_timer_.data = this;
+    delay_timer_open_ = true;
+    ++open_handles_;
+  }
+  // A hold already running ends no sooner than it would have.
+  const auto delay = static_cast<std::uint64_t>(delay_ms);
+  const std::uint64_t now = uv_now(server_.loop());
+  if (delaying_ && delay_until_ms_ >= now + delay) return;
+  delaying_ = true;
+  delay_until_ms_ = now + delay;
+  uv_timer_start(&delay_timer_, OnDelayTimer, delay, 0);
 }
 
 void Connection::Flush() {
   if (write_pending_ || closing_ || delaying_) return;
-  const std::int64_t delay_ms = server_.state().faults.reply_delay_ms;
-  if (delay_ms > 0 && !delay_done_ && !output_.empty()) {
-    if (!delay_timer_open_) {
-      uv_timer_init(server_.loop(), &delay_timer_);
-      delay_timer_.data = this;
-      delay_timer_open_ = true;
-      ++open_handles_;
-    }
-    delaying_ = true;
-    uv_timer_start(&delay_timer_, OnDelayTimer, static_cast<std::uint64_t>(delay_ms), 0);
-    return;
-  }
   if (output_.empty()) {
     if (session_.close_after_reply) CloseAfterReplies();
     return;

@@ -61,6 +61,7 @@ class Connection final : public BlockedClientHost {
   std::string& reply_buffer() override { return output_; }
   void Unblocked() override;
   void ScheduleFlush() override;
+  void HoldReplies(std::int64_t delay_ms) override;
   // From the server's flush list: sends what other clients' commands appended, or closes the
   // client if that put it over its output limit.
   void FlushScheduled();
@@ -99,12 +100,12 @@ class Connection final : public BlockedClientHost {
   std::string output_;   // replies not yet handed to the kernel
   std::string writing_;  // bytes owned by the in-flight uv_write
   uv_write_t write_req_;
-  // DEBUG REPLY-DELAY: replies wait on this timer. Initialised on first use; the connection is
-  // freed once every handle it owns has closed.
+  // A DELAY fault (HoldReplies): replies wait on this timer until delay_until_ms_ (loop time).
+  // Initialised on first use; the connection is freed once every handle it owns has closed.
   uv_timer_t delay_timer_;
   bool delay_timer_open_ = false;
   bool delaying_ = false;
-  bool delay_done_ = false;
+  std::uint64_t delay_until_ms_ = 0;
   int open_handles_ = 1;
   bool write_pending_ = false;
   bool reading_ = false;

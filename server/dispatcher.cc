@@ -97,6 +97,55 @@ void RecordExecution(ServerState& server, const Session& session, const CommandS
   if (!session.blocked) RecordLatency(server, counters, duration_us);
 }
 
+// Dispatch's end: MULTI's queue, or the command and the clients its writes woke.
+void Run(ServerState& server, Session& session, const CommandSpec& spec,
+         std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  if (session.in_multi) [[unlikely]] {
+    if (QueueInTransaction(session, spec, args, reply)) return;
+  }
+  Call(server, session, spec, args, reply);
+  // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
+  // waiters once it has ended.
+  if (!session.is_script && server.blocking.has_ready()) server.blocking.ServeReady(server);
+}
+
+// Run() for a request some fault rule may take (faults.h).
+void RunFaulted(ServerState& server, Session& session, const CommandSpec& spec,
+                std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  const std::optional<FaultHit> hit = server.faults.Match(spec, args, session.name);
+  if (!hit) {
+    Run(server, session, spec, args, reply);
+    return;
+  }
+  switch (hit->action) {
+    case FaultAction::kError:
+      reply.Error(hit->error);
+      server.command_stats.Reject(&spec);
+      CommandRefused(server, session, args, reply);
+      return;
+    case FaultAction::kDrop:
+      // The replies before it still go out; then the connection closes.
+      session.close_after_reply = true;
+      return;
+    case FaultAction::kDelay:
+      if (session.host != nullptr) session.host->HoldReplies(hit->delay_ms);
+      Run(server, session, spec, args, reply);
+      return;
+    case FaultAction::kDropAfter: {
+      const std::size_t mark = reply.buffer()->size();
+      Run(server, session, spec, args, reply);
+      if (session.blocked) {
+        // Its reply comes when it is served; the connection drops it then.
+        session.drop_reply_when_served = true;
+      } else {
+        reply.buffer()->resize(mark);
+        session.close_after_reply = true;
+      }
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
@@ -261,27 +310,18 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     CommandRefused(server, session, args, reply);
     return;
   }
-  if (server.faults.fail_remaining > 0 && (spec->flags & kProtected) == 0 &&
-      (server.faults.fail_command.empty() || server.faults.fail_command == spec->name)) {
-    --server.faults.fail_remaining;
-    reply.Error(server.faults.fail_error);
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
   session.last_command = spec;
   // Redis's last check before running: a command held by CLIENT PAUSE waits, unanswered.
   if (server.pause.active() && server.pause.Holds(server, session, *spec, args)) [[unlikely]] {
     server.pause.Postpone(session, args);
     return;
   }
-  if (session.in_multi) [[unlikely]] {
-    if (QueueInTransaction(session, *spec, args, reply)) return;
+  // After the pause, so that a held command meets the rules once, when it is released.
+  if (server.faults.armed()) [[unlikely]] {
+    RunFaulted(server, session, *spec, args, reply);
+    return;
   }
-  Call(server, session, *spec, args, reply);
-  // After the whole command, as Redis's handleClientsBlockedOnKeys: a script's pushes wake their
-  // waiters once it has ended.
-  if (!session.is_script && server.blocking.has_ready()) server.blocking.ServeReady(server);
+  Run(server, session, *spec, args, reply);
 }
 
 }  // namespace warden::server

@@ -39,6 +39,7 @@ constexpr char kUsage[] =
     "  --enable-debug-command yes|no|local (default no)\n"
     "  --seed N                    fix every random choice, for reproducible runs\n"
     "  --command-log-max-entries N most entries DEBUG COMMAND-LOG ON may keep (default 1000000)\n"
+    "  --debug-fault-max-rules N   DEBUG FAULT rules installed at once (default 1000)\n"
     "  --loglevel debug|verbose|notice|warning|nothing\n"
     "  --logfile PATH              log here instead of stdout\n"
     "  --save \"\" --appendonly no   accepted for redis-server compatibility\n";

@@ -25,7 +25,8 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
                         .keys_per_loop = 20 + 5 * (config.active_expire_effort - 1),
                         .acceptable_stale_percent = 10 - (config.active_expire_effort - 1)}),
       start_ms(clock.NowMs()),
-      start_monotonic_us(clock.MonotonicUs()) {
+      start_monotonic_us(clock.MonotonicUs()),
+      faults(InitialSeed(config)) {
   static constexpr char kHex[] = "0123456789abcdef";
   run_id.resize(40);
   for (char& c : run_id) c = kHex[random.Below(16)];

@@ -15,6 +15,7 @@
 #include "server/command_log.h"
 #include "server/command_stats.h"
 #include "server/config.h"
+#include "server/faults.h"
 #include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/session.h"
@@ -99,13 +100,8 @@ class ServerState final : public storage::ExpiryListener {
   std::unique_ptr<ScriptEngine> scripts;
   // Set when the clock can be moved from outside (DEBUG CLOCK, EmbeddedServer).
   storage::ControllableClock* clock_control = nullptr;
-  // Faults a test asked for with DEBUG (see debug_commands.cc).
-  struct Faults {
-    std::int64_t fail_remaining = 0;  // commands still to fail
-    std::string fail_command;         // only this command (lower case), or any
-    std::string fail_error;           // the error text to answer
-    std::int64_t reply_delay_ms = 0;  // hold every reply this long
-  } faults;
+  // DEBUG FAULT's rules (faults.h), DEBUG FAIL-NEXT and REPLY-DELAY among them.
+  FaultRules faults;
   // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts call DEBUG, as Redis's test suite does.
   bool scripts_may_call_debug = false;
   // Command timing (dispatcher.cc's Call): within one read's batch of pipelined commands, the

@@ -31,6 +31,8 @@ struct Session {
   bool close_after_reply = false;
   // Close without replying (cross-protocol scripting defence).
   bool close_now = false;
+  // A DROP-AFTER fault took a command that blocked: close instead of sending its reply.
+  bool drop_reply_when_served = false;
   std::string addr;   // ip:port of the peer, for CLIENT LIST
   std::string laddr;  // ip:port of our end
   int fd = -1;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -13,6 +14,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/commands/debug_command_log.h"
+#include "server/commands/debug_fault_commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -46,12 +48,17 @@ void DebugHelp(CommandContext& ctx) {
       "    Close every other client connection.",
       "FAIL-NEXT <count> <error> [COMMAND <name>]",
       "    Answer the next <count> commands (or those named <name>) with <error>. 0 clears.",
+      "FAULT ADD [COMMAND <name>] [KEY <glob>] [CLIENT-NAME <glob>] [AFTER <n>] [TIMES <n>] "
+      "[PROBABILITY <p>] ERROR <text>|DELAY <ms> [JITTER <ms>]|DROP|DROP-AFTER",
+      "    Fail, delay or drop the matching commands; returns the rule's id.",
+      "FAULT LIST|DEL <id>|CLEAR",
+      "    Show, remove one or remove every fault rule.",
       "LOG <message>",
       "    Write <message> to the server log.",
       "OBJECT <key>",
       "    Show low-level info about the <key> and associated value.",
       "REPLY-DELAY <ms>",
-      "    Hold every reply <ms> milliseconds before sending it. 0 clears.",
+      "    Hold the reply of every command but DEBUG <ms> milliseconds. 0 clears.",
       "SET-ACTIVE-EXPIRE <0|1>",
       "    Setting it to 0 disables expiring keys in background when they are not accessed.",
       "SET-DISABLE-DENY-SCRIPTS <0|1>",
@@ -182,45 +189,11 @@ void DebugSimulateRestart(CommandContext& ctx) {
   ctx.server.dbs.FlushAll();
   ctx.server.active_expiry.ResetStats();
   ctx.server.scripts->Flush();
-  ctx.server.faults = {};
+  ctx.server.faults.Clear();
   if (ctx.server.connections != nullptr) ctx.server.connections->DropClients(&ctx.session);
   ctx.reply.Ok();
   // The caller's connection goes too, after this reply: nothing survives a restart.
   ctx.session.close_after_reply = true;
-}
-
-// DEBUG FAIL-NEXT <count> <error> [COMMAND <name>]
-void DebugFailNext(CommandContext& ctx) {
-  std::int64_t count = 0;
-  if (!protocol::ParseStrictInt64(ctx.arg(2), count) || count < 0) {
-    ctx.reply.Error(errors::kNotInteger);
-    return;
-  }
-  std::string command;
-  if (ctx.argc() == 6 && ArgIs(ctx.arg(4), "command")) {
-    for (char c : ctx.arg(5))
-      command.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-  } else if (ctx.argc() != 4) {
-    ctx.reply.Error(errors::kSyntax);
-    return;
-  }
-  std::string error(ctx.arg(3));
-  // An error reply needs a code: add Redis's generic one if the text has none.
-  if (error.empty() || error.find(' ') == std::string::npos ||
-      !(error[0] >= 'A' && error[0] <= 'Z')) {
-    error.insert(0, "ERR ");
-  }
-  ctx.server.faults.fail_remaining = count;
-  ctx.server.faults.fail_command = std::move(command);
-  ctx.server.faults.fail_error = std::move(error);
-  ctx.reply.Ok();
-}
-
-void DebugReplyDelay(CommandContext& ctx) {
-  std::int64_t delay = 0;
-  if (!NonNegativeArg(ctx, ctx.arg(2), delay)) return;
-  ctx.server.faults.reply_delay_ms = delay;
-  ctx.reply.Ok();
 }
 
 struct DebugSubcommand {
@@ -245,6 +218,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"fail-next",                4, 6, DebugFailNext},
     {"reply-delay",              3, 3, DebugReplyDelay},
     {"command-log",              3, 4, DebugCommandLog},
+    {"fault",                    3, SIZE_MAX, DebugFault},
 };
 // clang-format on
 

@@ -274,7 +274,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*27\r\n"
+            "*31\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -289,12 +289,17 @@ TEST_F(DebugTest, Help) {
             "+FAIL-NEXT <count> <error> [COMMAND <name>]\r\n"
             "+    Answer the next <count> commands (or those named <name>) with <error>. 0 "
             "clears.\r\n"
+            "+FAULT ADD [COMMAND <name>] [KEY <glob>] [CLIENT-NAME <glob>] [AFTER <n>] [TIMES <n>] "
+            "[PROBABILITY <p>] ERROR <text>|DELAY <ms> [JITTER <ms>]|DROP|DROP-AFTER\r\n"
+            "+    Fail, delay or drop the matching commands; returns the rule's id.\r\n"
+            "+FAULT LIST|DEL <id>|CLEAR\r\n"
+            "+    Show, remove one or remove every fault rule.\r\n"
             "+LOG <message>\r\n"
             "+    Write <message> to the server log.\r\n"
             "+OBJECT <key>\r\n"
             "+    Show low-level info about the <key> and associated value.\r\n"
             "+REPLY-DELAY <ms>\r\n"
-            "+    Hold every reply <ms> milliseconds before sending it. 0 clears.\r\n"
+            "+    Hold the reply of every command but DEBUG <ms> milliseconds. 0 clears.\r\n"
             "+SET-ACTIVE-EXPIRE <0|1>\r\n"
             "+    Setting it to 0 disables expiring keys in background when they are not "
             "accessed.\r\n"
