@@ -334,6 +334,9 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   }
   if (name == "logfile") return string_option(c.logfile);
   if (name == "port-file") return string_option(c.port_file);
+  if (name == "preload") return string_option(c.preload);
+  if (name == "snapshot-max-count") return int_option(0, INT64_MAX, c.snapshot_max_count);
+  if (name == "snapshot-max-bytes") return memory_option(0, c.snapshot_max_bytes);
   if (name == "seed") {
     if (!one()) return Fail(d, "wrong number of arguments");
     std::uint64_t seed = 0;
@@ -488,6 +491,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"cluster-enabled", "no"},
       {"dynamic-hz", "no"},
       {"lazyfree-lazy-user-flush", "no"},
+      {"snapshot-max-count", std::to_string(c.snapshot_max_count)},
+      {"snapshot-max-bytes", std::to_string(c.snapshot_max_bytes)},
   };
 }
 

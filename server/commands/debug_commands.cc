@@ -57,6 +57,8 @@ void DebugHelp(CommandContext& ctx) {
       "    Lose every key and script and drop every connection, as a restart without persistence.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>. Decimals allowed.",
+      "SNAPSHOT SAVE|LOAD|DROP <name> | LIST",
+      "    Save a copy of every database, replace the data with one, drop one, or list them.",
       "HELP",
       "    Print this help.",
   };
@@ -241,6 +243,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"simulate-restart",         2, 2, DebugSimulateRestart},
     {"fail-next",                4, 6, DebugFailNext},
     {"reply-delay",              3, 3, DebugReplyDelay},
+    {"snapshot",                 3, 4, DebugSnapshot},
 };
 // clang-format on
 
