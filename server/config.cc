@@ -336,6 +336,9 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "port-file") return string_option(c.port_file);
   if (name == "command-log-max-entries") return int_option(1, INT64_MAX, c.command_log_max_entries);
   if (name == "debug-fault-max-rules") return int_option(0, INT32_MAX, c.debug_fault_max_rules);
+  if (name == "preload") return string_option(c.preload);
+  if (name == "snapshot-max-count") return int_option(0, INT64_MAX, c.snapshot_max_count);
+  if (name == "snapshot-max-bytes") return memory_option(0, c.snapshot_max_bytes);
   if (name == "seed") {
     if (!one()) return Fail(d, "wrong number of arguments");
     std::uint64_t seed = 0;
@@ -490,6 +493,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"cluster-enabled", "no"},
       {"dynamic-hz", "no"},
       {"lazyfree-lazy-user-flush", "no"},
+      {"snapshot-max-count", std::to_string(c.snapshot_max_count)},
+      {"snapshot-max-bytes", std::to_string(c.snapshot_max_bytes)},
   };
 }
 

@@ -76,6 +76,11 @@ struct Config {
   std::string appendonly = "no";
   std::string dir;
   std::string config_file;
+  // DEBUG SNAPSHOT's caps: how many snapshots, and their bytes together (0: no cap).
+  std::int64_t snapshot_max_count = 64;
+  std::int64_t snapshot_max_bytes = 1024LL * 1024 * 1024;
+  // A file of commands run before the first client is accepted (preload.h).
+  std::string preload;
 };
 
 struct ConfigError {

@@ -410,6 +410,13 @@ constexpr ConfigOption kConfigOptions[] = {
      [](const Config& c) { return FormatPercentiles(c.latency_tracking_info_percentiles); }, nullptr},
     // warden's own options: set at start only, and left as written by CONFIG REWRITE.
     {"port-file", "", kImm, nullptr, nullptr, nullptr},
+    {"preload", "", kImm, nullptr, nullptr, nullptr},
+    {"snapshot-max-count", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.snapshot_max_count); },
+     [](const Config& c) { return std::to_string(c.snapshot_max_count); }, nullptr},
+    {"snapshot-max-bytes", "", kMut,
+     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.snapshot_max_bytes); },
+     [](const Config& c) { return FormatMemory(c.snapshot_max_bytes); }, nullptr},
     {"seed", "", kImm, nullptr, nullptr, nullptr},
     {"command-log-max-entries", "", kImm, nullptr, nullptr, nullptr},
     {"debug-fault-max-rules", "", kImm, nullptr, nullptr, nullptr},

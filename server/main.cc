@@ -27,6 +27,7 @@ constexpr char kUsage[] =
     "  --unixsocket PATH           also listen on a unix socket\n"
     "  --unixsocketperm OCTAL      permissions of the unix socket\n"
     "  --port-file PATH            write the bound port here once ready\n"
+    "  --preload FILE              run the commands in FILE (one per line) before serving\n"
     "  --requirepass PASSWORD      require AUTH\n"
     "  --maxclients N              connection limit (default 10000)\n"
     "  --timeout SECONDS           close idle clients (default 0: never)\n"

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "server/errors.h"
+#include "server/preload.h"
 #include "server/scripting/script_engine.h"
 #include "server/version.h"
 
@@ -238,6 +239,13 @@ std::optional<std::string> Server::ListenUnix() {
 }
 
 std::optional<std::string> Server::Start() {
+  // Fixtures run before anything listens, so no client ever sees the data half loaded.
+  if (!state_.config.preload.empty()) {
+    const PreloadResult preload = RunPreloadFile(state_, state_.config.preload);
+    if (preload.error) return "Preload failed: " + *preload.error;
+    log_.Log(LogLevel::kNotice, "Preloaded %zu commands from %s", preload.commands,
+             state_.config.preload.c_str());
+  }
   if (state_.config.port != 0 || state_.config.unixsocket.empty()) {
     // Port 0 asks the kernel for a free port; with several bind addresses they must agree, so
     // the first one's port is reused for the rest.

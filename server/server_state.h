@@ -25,6 +25,7 @@
 #include "storage/clock.h"
 #include "storage/databases.h"
 #include "storage/random.h"
+#include "storage/snapshot.h"
 
 namespace warden::server {
 
@@ -113,6 +114,10 @@ class ServerState final : public storage::ExpiryListener {
   // Set while a script runs: commands see this instead of the clock, so a key cannot expire
   // between two calls of one script.
   std::int64_t frozen_now_ms = -1;
+
+  // DEBUG SNAPSHOT's copies by name (debug_snapshot_commands.cc). Declared last so they go before
+  // the databases whose pool and reclaimer they use.
+  std::map<std::string, std::unique_ptr<storage::Snapshot>, std::less<>> snapshots;
 
   std::int64_t NowMs() const { return frozen_now_ms >= 0 ? frozen_now_ms : clock.NowMs(); }
   std::uint64_t NewClientId() { return next_client_id++; }

@@ -7,7 +7,7 @@ namespace warden::storage {
 // Below this many keys a flush frees at once: cheaper than a trip through the reclaimer.
 constexpr std::size_t kFlushInPlaceBelow = 4096;
 
-Databases::Databases(Random& random, int count) {
+Databases::Databases(Random& random, int count) : random_(random) {
   dbs_.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     dbs_.push_back(std::make_unique<Keyspace>(random, &pool_, &reclaimer_));

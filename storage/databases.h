@@ -49,11 +49,14 @@ class Databases {
 
   EntryPool& pool() { return pool_; }
   Reclaimer& reclaimer() { return reclaimer_; }
+  // What every database's keyspace draws its hash seed from; new keyspaces on this pool use it.
+  Random& random() { return random_; }
 
  private:
   // Declared first: destroyed last, after every keyspace has given its entries back.
   EntryPool pool_;
   Reclaimer reclaimer_;
+  Random& random_;
   ExpiryListener* expiry_listener_ = nullptr;
   std::vector<std::unique_ptr<Keyspace>> dbs_;
 };

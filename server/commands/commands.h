@@ -189,6 +189,8 @@ void TimeCommand(CommandContext& ctx);
 void WaitCommand(CommandContext& ctx);
 void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
+// debug_snapshot_commands.cc: DEBUG SNAPSHOT SAVE|LOAD|DROP|LIST
+void DebugSnapshot(CommandContext& ctx);
 
 // client_commands.cc: one CLIENT LIST line, without its newline (also logged when a client is
 // closed for its output buffer).

@@ -67,6 +67,8 @@ void DebugHelp(CommandContext& ctx) {
       "    Lose every key and script and drop every connection, as a restart without persistence.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>. Decimals allowed.",
+      "SNAPSHOT SAVE|LOAD|DROP <name> | LIST",
+      "    Save a copy of every database, replace the data with one, drop one, or list them.",
       "HELP",
       "    Print this help.",
   };
@@ -219,6 +221,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"reply-delay",              3, 3, DebugReplyDelay},
     {"command-log",              3, 4, DebugCommandLog},
     {"fault",                    3, SIZE_MAX, DebugFault},
+    {"snapshot",                 3, 4, DebugSnapshot},
 };
 // clang-format on
 

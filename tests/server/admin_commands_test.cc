@@ -274,7 +274,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*31\r\n"
+            "*33\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -310,6 +310,9 @@ TEST_F(DebugTest, Help) {
             "persistence.\r\n"
             "+SLEEP <seconds>\r\n"
             "+    Stop the server for <seconds>. Decimals allowed.\r\n"
+            "+SNAPSHOT SAVE|LOAD|DROP <name> | LIST\r\n"
+            "+    Save a copy of every database, replace the data with one, drop one, or list "
+            "them.\r\n"
             "+HELP\r\n"
             "+    Print this help.\r\n");
 }
