@@ -324,4 +324,12 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   Run(server, session, *spec, args, reply);
 }
 
+void ForgetSession(ServerState& server, Session& session) {
+  server.blocking.Remove(session);
+  server.pubsub.RemoveClient(session);
+  server.monitors.Remove(session);
+  DiscardTransaction(server, session);
+  server.pause.Remove(session);
+}
+
 }  // namespace warden::server

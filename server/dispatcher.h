@@ -41,4 +41,9 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply);
 
+// Takes a session that is going away out of everything that may still point to it: the blocked
+// clients, pub/sub, monitors, its transaction's watched keys, a CLIENT PAUSE. For a connection's
+// session when it closes, and for sessions that have no connection (--preload's, EmbeddedServer's).
+void ForgetSession(ServerState& server, Session& session);
+
 }  // namespace warden::server

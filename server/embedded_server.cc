@@ -1,10 +1,16 @@
 #include "server/embedded_server.h"
 
+#include <chrono>
 #include <future>
+#include <string_view>
 
+#include "protocol/reply_writer.h"
+#include "server/command_log.h"
 #include "server/config.h"
+#include "server/dispatcher.h"
 #include "server/log.h"
 #include "server/server.h"
+#include "server/session.h"
 #include "storage/clock.h"
 
 namespace warden {
@@ -36,6 +42,11 @@ std::unique_ptr<EmbeddedServer> EmbeddedServer::Start(const std::vector<std::str
     return nullptr;
   }
   self->port_ = self->server_->bound_port();
+  self->control_ = std::make_unique<server::Session>();
+  self->control_->local = true;
+  self->control_->authenticated = true;
+  self->control_->name = "embedded-control";
+  self->control_->created_ms = self->clock_->NowMs();
   server::Server* running = self->server_.get();
   self->thread_ = std::thread([running] { running->Run(); });
   return self;
@@ -47,7 +58,11 @@ void EmbeddedServer::Stop() {
   if (stopped_ || server_ == nullptr) return;
   stopped_ = true;
   server::Server* running = server_.get();
-  running->Post([running] { running->Shutdown(); });
+  server::Session* control = control_.get();
+  running->Post([running, control] {
+    if (control != nullptr) server::ForgetSession(running->state(), *control);
+    running->Shutdown();
+  });
   if (thread_.joinable()) thread_.join();
 }
 
@@ -80,6 +95,92 @@ void EmbeddedServer::AdvanceClockMs(std::int64_t delta_ms) {
 
 void EmbeddedServer::RealClock() {
   RunOnServerThread([&] { clock_->Real(); });
+}
+
+std::string EmbeddedServer::Command(const std::vector<std::string>& args) {
+  std::string out;
+  if (stopped_ || control_ == nullptr) return "-ERR the server is stopped\r\n";
+  RunOnServerThread([&] {
+    std::vector<std::string_view> views(args.begin(), args.end());
+    protocol::ReplyWriter writer(&out, control_->resp);
+    server::Dispatch(server_->state(), *control_, views, writer);
+  });
+  return out;
+}
+
+namespace {
+
+// "" for a reply that is not an error, else its text without '-' and CRLF.
+std::string ErrorOf(const std::string& reply) {
+  if (reply.empty() || reply[0] != '-') return "";
+  return reply.substr(1, reply.find("\r\n") - 1);
+}
+
+}  // namespace
+
+std::string EmbeddedServer::SaveSnapshot(const std::string& name) {
+  return ErrorOf(Command({"DEBUG", "SNAPSHOT", "SAVE", name}));
+}
+
+std::string EmbeddedServer::LoadSnapshot(const std::string& name) {
+  return ErrorOf(Command({"DEBUG", "SNAPSHOT", "LOAD", name}));
+}
+
+std::string EmbeddedServer::DropSnapshot(const std::string& name) {
+  return ErrorOf(Command({"DEBUG", "SNAPSHOT", "DROP", name}));
+}
+
+std::int64_t EmbeddedServer::AddFault(const std::vector<std::string>& rule, std::string* error) {
+  std::vector<std::string> args = {"DEBUG", "FAULT", "ADD"};
+  args.insert(args.end(), rule.begin(), rule.end());
+  const std::string reply = Command(args);
+  if (reply.empty() || reply[0] != ':') {
+    if (error != nullptr) *error = ErrorOf(reply);
+    return -1;
+  }
+  return std::stoll(reply.substr(1));
+}
+
+void EmbeddedServer::ClearFaults() { Command({"DEBUG", "FAULT", "CLEAR"}); }
+
+void EmbeddedServer::StartCommandLog(std::size_t max_entries) {
+  std::vector<std::string> on = {"DEBUG", "COMMAND-LOG", "ON"};
+  if (max_entries > 0) on.push_back(std::to_string(max_entries));
+  Command(on);
+  Command({"DEBUG", "COMMAND-LOG", "RESET"});
+}
+
+void EmbeddedServer::StopCommandLog() { Command({"DEBUG", "COMMAND-LOG", "OFF"}); }
+
+std::vector<EmbeddedServer::LoggedCommand> EmbeddedServer::CommandLog() {
+  std::vector<LoggedCommand> entries;
+  RunOnServerThread([&] {
+    const server::CommandLog& log = server_->state().command_log;
+    for (std::size_t i = 0; i < log.size(); ++i) {
+      const server::CommandLog::Entry& e = log.At(i);
+      LoggedCommand& out = entries.emplace_back();
+      out.seq = e.seq;
+      out.time_ms = e.time_ms;
+      out.client_id = e.client_id;
+      out.client_name = e.client_name;
+      out.db = e.db;
+      for (std::size_t a = 0; a < e.argc(); ++a) out.args.emplace_back(e.arg(a));
+      out.origin = std::string(server::OriginName(e.origin));
+    }
+  });
+  return entries;
+}
+
+std::int64_t EmbeddedServer::WaitBlocked(std::size_t count, std::int64_t timeout_ms) {
+  // The caller's thread waits, not the server's: polling the count costs the loop one task.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    std::size_t blocked = 0;
+    RunOnServerThread([&] { blocked = server_->state().blocking.blocked_clients(); });
+    if (blocked >= count) return static_cast<std::int64_t>(blocked);
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 }  // namespace warden

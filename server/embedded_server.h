@@ -5,11 +5,17 @@
 //   auto server = warden::EmbeddedServer::Start({"--enable-debug-command", "yes"}, &error);
 //   connect to 127.0.0.1:server->port() ...
 //   server->AdvanceClockMs(30'000);   // a 30 s lease is over, at once
+//   server->SaveSnapshot("clean");    // ... and LoadSnapshot("clean") between tests
+//
+// The test controls are the DEBUG subcommands a client would send (README, "Using warden in
+// tests"), run on a local control client of the server's own: start the server with
+// {"--enable-debug-command", "local"} (or "yes") to use them.
 //
 // Thread safety: every method may be called from any thread; the clock and keyspace changes run
 // on the server's thread and have finished when the call returns.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,6 +28,7 @@ namespace warden {
 namespace server {
 class Server;
 class Logger;
+struct Session;
 }  // namespace server
 namespace storage {
 class ControllableClock;
@@ -53,6 +60,40 @@ class EmbeddedServer {
   // Back to the real clock.
   void RealClock();
 
+  // Runs one command as a client would (the control client: local, authenticated, named
+  // "embedded-control") and returns its RESP2 reply, e.g. "+OK\r\n" or "-ERR ...\r\n". Not for
+  // blocking commands: the control client cannot wait.
+  std::string Command(const std::vector<std::string>& args);
+
+  // DEBUG SNAPSHOT SAVE/LOAD/DROP: a copy of every database and back. Each returns "" or the
+  // error text.
+  std::string SaveSnapshot(const std::string& name);
+  std::string LoadSnapshot(const std::string& name);
+  std::string DropSnapshot(const std::string& name);
+
+  // DEBUG FAULT ADD <rule...>, e.g. {"COMMAND", "set", "TIMES", "1", "ERROR", "READONLY x"}:
+  // the rule's id, or -1 with `error` set.
+  std::int64_t AddFault(const std::vector<std::string>& rule, std::string* error = nullptr);
+  void ClearFaults();
+
+  // DEBUG COMMAND-LOG: start an empty log (max_entries 0: the default size), stop it, read it.
+  struct LoggedCommand {
+    std::uint64_t seq = 0;
+    std::int64_t time_ms = 0;  // on the server's clock
+    std::uint64_t client_id = 0;
+    std::string client_name;
+    int db = 0;
+    std::vector<std::string> args;
+    std::string origin;  // "client", "exec" or "script"
+  };
+  void StartCommandLog(std::size_t max_entries = 0);
+  void StopCommandLog();
+  std::vector<LoggedCommand> CommandLog();
+
+  // Waits (real time) until at least `count` clients are blocked in blocking commands; returns
+  // how many are, or -1 after `timeout_ms`.
+  std::int64_t WaitBlocked(std::size_t count, std::int64_t timeout_ms = 5000);
+
  private:
   EmbeddedServer();
   void RunOnServerThread(std::function<void()> task);
@@ -60,6 +101,7 @@ class EmbeddedServer {
   std::unique_ptr<storage::ControllableClock> clock_;
   std::unique_ptr<server::Logger> log_;
   std::unique_ptr<server::Server> server_;
+  std::unique_ptr<server::Session> control_;
   std::thread thread_;
   int port_ = 0;
   bool stopped_ = false;

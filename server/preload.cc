@@ -11,7 +11,6 @@
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
 #include "server/dispatcher.h"
-#include "server/transaction.h"
 
 namespace warden::server {
 namespace {
@@ -24,15 +23,6 @@ std::string Where(std::string_view path, std::size_t line_no) {
 std::string_view ErrorText(std::string_view reply) {
   const std::size_t end = reply.find("\r\n");
   return reply.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1);
-}
-
-// What Server::Unlink does for a connection that goes: nothing may keep pointing to the session.
-void Forget(ServerState& server, Session& session) {
-  server.blocking.Remove(session);
-  server.pubsub.RemoveClient(session);
-  server.monitors.Remove(session);
-  DiscardTransaction(server, session);
-  server.pause.Remove(session);
 }
 
 }  // namespace
@@ -80,7 +70,7 @@ PreloadResult RunPreloadText(ServerState& server, std::string_view path, std::st
   if (!result.error && session.in_multi) {
     result.error = Where(path, line_no) + "MULTI without EXEC at the end of the file";
   }
-  Forget(server, session);
+  ForgetSession(server, session);
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/preload.h"
 #include "server/scripting/script_engine.h"
@@ -416,11 +417,7 @@ void Server::Adopt(Connection* c) {
 void Server::Unlink(Connection* c) {
   resume_.erase(std::remove(resume_.begin(), resume_.end(), c), resume_.end());
   flush_.erase(std::remove(flush_.begin(), flush_.end(), c), flush_.end());
-  state_.blocking.Remove(c->session());
-  state_.pubsub.RemoveClient(c->session());
-  state_.monitors.Remove(c->session());
-  DiscardTransaction(state_, c->session());
-  state_.pause.Remove(c->session());
+  ForgetSession(state_, c->session());
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {

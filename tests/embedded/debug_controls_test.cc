@@ -191,5 +191,58 @@ TEST(SeedTest, SameSeedSameReplies) { EXPECT_EQ(SeededTranscript("7"), SeededTra
 
 TEST(SeedTest, OtherSeedOtherOrder) { EXPECT_NE(SeededTranscript("7"), SeededTranscript("8")); }
 
+// The same controls as EmbeddedServer methods, for a C++ suite that holds the server object.
+TEST_F(DebugControlsTest, EmbeddedSnapshotsRestoreTheData) {
+  ASSERT_EQ(Run({"SET", "lock", "me"}), "+OK\r\n");
+  EXPECT_EQ(server_->SaveSnapshot("clean"), "");
+  ASSERT_EQ(Run({"FLUSHALL"}), "+OK\r\n");
+  EXPECT_EQ(server_->LoadSnapshot("clean"), "");
+  EXPECT_EQ(Run({"GET", "lock"}), "$2\r\nme\r\n");
+  EXPECT_EQ(server_->DropSnapshot("clean"), "");
+  EXPECT_EQ(server_->LoadSnapshot("clean"), "ERR no such snapshot 'clean'");
+}
+
+TEST_F(DebugControlsTest, EmbeddedFaultRuleFailsOneCommand) {
+  EXPECT_EQ(server_->AddFault({"COMMAND", "get", "TIMES", "1", "ERROR", "LOADING not yet"}), 1);
+  EXPECT_EQ(Run({"GET", "k"}), "-LOADING not yet\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  std::string error;
+  EXPECT_EQ(server_->AddFault({"COMMAND", "nosuch", "DROP"}, &error), -1);
+  EXPECT_FALSE(error.empty());
+  EXPECT_EQ(server_->AddFault({"DROP"}), 2);
+  server_->ClearFaults();
+  EXPECT_EQ(Run({"PING"}), "+PONG\r\n");
+}
+
+TEST_F(DebugControlsTest, EmbeddedCommandLogShowsWhatClientsSent) {
+  server_->FreezeClock(1'700'000'000'000);
+  server_->StartCommandLog();
+  ASSERT_EQ(Run({"CLIENT", "SETNAME", "worker"}), "+OK\r\n");
+  ASSERT_EQ(Run({"SET", "lock", "me", "NX", "PX", "30000"}), "+OK\r\n");
+  ASSERT_EQ(Run({"EVAL", "return redis.call('GET', KEYS[1])", "1", "lock"}), "$2\r\nme\r\n");
+  server_->StopCommandLog();
+  ASSERT_EQ(Run({"GET", "lock"}), "$2\r\nme\r\n");
+  const auto log = server_->CommandLog();
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[1].args, (std::vector<std::string>{"SET", "lock", "me", "NX", "PX", "30000"}));
+  EXPECT_EQ(log[1].client_name, "worker");
+  EXPECT_EQ(log[1].time_ms, 1'700'000'000'000);
+  EXPECT_EQ(log[1].origin, "client");
+  EXPECT_EQ(log[3].args, (std::vector<std::string>{"GET", "lock"}));
+  EXPECT_EQ(log[3].origin, "script");
+  EXPECT_EQ(log[3].client_id, log[1].client_id);
+  EXPECT_LT(log[0].seq, log[3].seq);
+}
+
+TEST_F(DebugControlsTest, EmbeddedWaitBlockedSeesABlockedClient) {
+  EXPECT_EQ(server_->WaitBlocked(1, 0), -1);
+  RespClient waiter = Connect();
+  ASSERT_TRUE(waiter.Send({"BLPOP", "jobs", "0"}));
+  EXPECT_EQ(server_->WaitBlocked(1), 1);
+  EXPECT_EQ(server_->WaitBlocked(2, 20), -1);
+  ASSERT_EQ(Run({"RPUSH", "jobs", "a"}), ":1\r\n");
+  EXPECT_EQ(waiter.ReadReply().bytes, "*2\r\n$4\r\njobs\r\n$1\r\na\r\n");
+}
+
 }  // namespace
 }  // namespace warden
