@@ -274,7 +274,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*25\r\n"
+            "*30\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -302,6 +302,12 @@ TEST_F(DebugTest, Help) {
             "persistence.\r\n"
             "+SLEEP <seconds>\r\n"
             "+    Stop the server for <seconds>. Decimals allowed.\r\n"
+            "+UNSUPPORTED\r\n"
+            "+    Commands and subcommands answered as unknown since start or CONFIG RESETSTAT, "
+            "counted.\r\n"
+            "+WAIT-BLOCKED <count> [<timeout-ms>]\r\n"
+            "+    Wait until <count> clients are blocked in blocking commands (real-time timeout,\r\n"
+            "+    default 5000, 0 for none); returns how many are.\r\n"
             "+HELP\r\n"
             "+    Print this help.\r\n");
 }
