@@ -203,6 +203,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/client-admin.xml" "$here/python/test_client_admin.py"
       run_suite stats 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/stats.xml" "$here/python/test_stats.py"
+      run_suite debug-clock 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/debug-clock.xml" "$here/python/test_debug_clock.py"
       run_suite lock-libraries 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/lock-libraries.xml" "$here/python/test_portalocker.py" \
         "$here/python/test_python_redis_lock.py" ;;
