@@ -267,5 +267,15 @@ TEST_F(ClockMovesTest, TimesOutABlockedClientOfExactlyTheTimeAdvanced) {
   EXPECT_FALSE(worker.session.blocked);
 }
 
+TEST_F(ClockMovesTest, AnAllPauseDoesNotHoldTheClockControls) {
+  Run({"CLIENT", "PAUSE", "1000", "ALL"});
+
+  // This fixture's clock is not a controllable one, but the command ran instead of waiting.
+  EXPECT_EQ(Run({"DEBUG", "CLOCK", "ADVANCE", "1000"}),
+            "-ERR this server's clock cannot be controlled\r\n");
+  EXPECT_EQ(Run({"DEBUG", "WAIT-BLOCKED", "0"}), ":0\r\n");
+  EXPECT_EQ(Run({"DEBUG", "UNSUPPORTED"}), "");
+}
+
 }  // namespace
 }  // namespace warden::server

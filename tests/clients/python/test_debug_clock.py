@@ -175,6 +175,24 @@ def test_client_pause_ends_when_the_clock_reaches_its_end(r, client_for, key):
         r.execute_command("CLIENT", "UNPAUSE")
 
 
+def test_an_all_pause_ends_on_advance_which_it_does_not_hold(r, client_for, key):
+    writer = client_for()
+    writer.client_setname("clock-all-paused-writer")
+    assert r.execute_command("CLIENT", "PAUSE", "1000", "WRITE") == b"OK"
+    try:
+        written = InThread(lambda: writer.set(key, "v"))
+        wait_for_flag(r, "clock-all-paused-writer", "b")
+        # Now every command waits, but DEBUG CLOCK: on a frozen clock nothing else ends it.
+        assert r.execute_command("CLIENT", "PAUSE", "1000", "ALL") == b"OK"
+        advance(r, 999)
+        assert not written.done()
+        advance(r, 1)
+        assert written.result() is True
+        assert r.get(key) == b"v"
+    finally:
+        r.execute_command("CLIENT", "UNPAUSE")
+
+
 # --- keyspace `expired` events --------------------------------------------------------------
 
 @contextlib.contextmanager
