@@ -306,7 +306,8 @@ TEST_F(DebugTest, Help) {
             "+    Commands and subcommands answered as unknown since start or CONFIG RESETSTAT, "
             "counted.\r\n"
             "+WAIT-BLOCKED <count> [<timeout-ms>]\r\n"
-            "+    Wait until <count> clients are blocked in blocking commands (real-time timeout,\r\n"
+            "+    Wait until <count> clients are blocked in blocking commands (real-time "
+            "timeout,\r\n"
             "+    default 5000, 0 for none); returns how many are.\r\n"
             "+HELP\r\n"
             "+    Print this help.\r\n");
