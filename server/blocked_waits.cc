@@ -18,7 +18,7 @@ void BlockedClientWaits::Add(Session& session, std::size_t count, std::int64_t d
   waiters_.push_back(Waiter{&session, count, deadline_us});
 }
 
-void BlockedClientWaits::Answer(std::size_t blocked, std::int64_t now_us) {
+std::size_t BlockedClientWaits::Answer(std::size_t blocked, std::int64_t now_us) {
   // Taken out first: handing a client back may flush (and so close) its connection, which
   // removes it from waiters_.
   std::vector<Waiter> done;
@@ -28,7 +28,7 @@ void BlockedClientWaits::Answer(std::size_t blocked, std::int64_t now_us) {
   for (const Waiter& w : waiters_) {
     if (answered(w)) done.push_back(w);
   }
-  if (done.empty()) return;
+  if (done.empty()) return 0;
   waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(), answered), waiters_.end());
   for (const Waiter& w : done) {
     Session& session = *w.session;
@@ -42,6 +42,7 @@ void BlockedClientWaits::Answer(std::size_t blocked, std::int64_t now_us) {
     session.blocked = false;
     host->Unblocked();
   }
+  return done.size();
 }
 
 std::int64_t BlockedClientWaits::next_deadline_us() const {

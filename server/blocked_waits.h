@@ -24,8 +24,9 @@ class BlockedClientWaits {
   void Add(Session& session, std::size_t count, std::int64_t deadline_us);
   bool empty() const { return waiters_.empty(); }
   // Answers the waiters whose count `blocked` reaches (with `blocked`) and those whose deadline
-  // has come (with the timeout error), and hands them back to their connections.
-  void Answer(std::size_t blocked, std::int64_t now_us);
+  // has come (with the timeout error), and hands them back to their connections. Returns how
+  // many it answered.
+  std::size_t Answer(std::size_t blocked, std::int64_t now_us);
   // The earliest deadline of a waiter, or 0.
   std::int64_t next_deadline_us() const;
   // Forgets a client that is going away.

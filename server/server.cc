@@ -122,8 +122,13 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
   std::vector<Connection*> resume;
   resume.swap(self->resume_);
   for (Connection* c : resume) c->Resume();
-  // After the batch that may have blocked clients (DEBUG WAIT-BLOCKED).
-  if (!self->state_.blocked_waits.empty()) self->AnswerBlockedWaits();
+  // After the batch that may have blocked clients (DEBUG WAIT-BLOCKED). The clients answered go
+  // on with their pipelines at once: each pass answers a waiter, so this ends with the input.
+  while (!self->state_.blocked_waits.empty() && self->AnswerBlockedWaits() != 0) {
+    resume.clear();
+    resume.swap(self->resume_);
+    for (Connection* c : resume) c->Resume();
+  }
   self->FlushScheduled();
 }
 
@@ -136,26 +141,24 @@ void Server::FlushScheduled() {
   }
 }
 
-void Server::AnswerBlockedWaits() {
+std::size_t Server::AnswerBlockedWaits() {
   BlockedClientWaits& waits = state_.blocked_waits;
-  waits.Answer(state_.blocking.blocked_clients(), state_.clock.MonotonicUs());
-  if (!handles_open_) return;
-  // A client answered with requests pipelined behind is resumed at the next loop turn: one
-  // that must come without waiting for input.
-  if (!resume_.empty()) {
-    uv_timer_start(&wait_timer_, OnWaitTimer, 0, 0);
-    return;
-  }
+  const std::size_t answered =
+      waits.Answer(state_.blocking.blocked_clients(), state_.clock.MonotonicUs());
+  if (!handles_open_) return answered;
   const std::int64_t next_us = waits.next_deadline_us();
   if (next_us == 0) {
     uv_timer_stop(&wait_timer_);
-    return;
+    return answered;
   }
-  const std::int64_t wait_us = std::max<std::int64_t>(next_us - state_.clock.MonotonicUs(), 0);
+  // Never 0 ms: libuv runs a timer re-armed with 0 from its own callback again at once.
+  const std::int64_t wait_us = std::max<std::int64_t>(next_us - state_.clock.MonotonicUs(), 1);
   uv_timer_start(&wait_timer_, OnWaitTimer, static_cast<std::uint64_t>((wait_us + 999) / 1000), 0);
+  return answered;
 }
 
 void Server::OnWaitTimer(uv_timer_t* timer) {
+  // The clients answered go on from the before-poll hook, later in this loop turn.
   static_cast<Server*>(timer->data)->AnswerBlockedWaits();
 }
 

@@ -89,8 +89,8 @@ class Server final : public ConnectionRegistry {
   void ServeBlockedTimeouts();
   void FlushScheduled();
   // Answers the DEBUG WAIT-BLOCKED waiters that can be, and sets the timer for the next real-time
-  // deadline among the others.
-  void AnswerBlockedWaits();
+  // deadline among the others. Returns how many it answered.
+  std::size_t AnswerBlockedWaits();
   // Closes idle clients (timeout) and those over the soft output limit for too long.
   void ClientsCron();
   void WritePortFile();
