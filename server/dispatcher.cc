@@ -232,6 +232,7 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
   }
   if (spec == nullptr || spec->handler == nullptr) {
     if (spec == nullptr) {
+      server.unsupported.RecordRequest(args);
       reply.Error("ERR Unknown Redis command called from script");
     } else {
       reply.Error("ERR Wrong number of args calling Redis command from script");
@@ -277,7 +278,11 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   const CommandSpec* refused = nullptr;
   const CommandSpec* spec = ResolveCommand(args, reply, &refused);
   if (spec == nullptr) {
-    if (refused != nullptr) server.command_stats.Reject(refused);
+    if (refused != nullptr) {
+      server.command_stats.Reject(refused);
+    } else {
+      server.unsupported.RecordRequest(args);
+    }
     CommandRefused(server, session, args, reply);
     return;
   }
@@ -326,6 +331,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
 
 void ForgetSession(ServerState& server, Session& session) {
   server.blocking.Remove(session);
+  server.blocked_waits.Remove(session);
   server.pubsub.RemoveClient(session);
   server.monitors.Remove(session);
   DiscardTransaction(server, session);

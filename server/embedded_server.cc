@@ -82,7 +82,10 @@ void EmbeddedServer::RunOnServerThread(std::function<void()> task) {
 std::int64_t EmbeddedServer::NowMs() const { return clock_->NowMs(); }
 
 void EmbeddedServer::FreezeClock(std::int64_t unix_ms) {
-  RunOnServerThread([&] { clock_->Freeze(unix_ms); });
+  RunOnServerThread([&] {
+    clock_->Freeze(unix_ms);
+    server_->AdvanceClock(0);  // what fell due at the new time happens now, as after ADVANCE
+  });
 }
 
 void EmbeddedServer::FreezeClock() {
@@ -94,7 +97,10 @@ void EmbeddedServer::AdvanceClockMs(std::int64_t delta_ms) {
 }
 
 void EmbeddedServer::RealClock() {
-  RunOnServerThread([&] { clock_->Real(); });
+  RunOnServerThread([&] {
+    clock_->Real();
+    server_->AdvanceClock(0);
+  });
 }
 
 std::string EmbeddedServer::Command(const std::vector<std::string>& args) {

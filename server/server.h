@@ -51,7 +51,7 @@ class Server final : public ConnectionRegistry {
   void ScheduleFlush(Connection* connection) { flush_.push_back(connection); }
   // Runs `task` on the loop thread; callable from any thread.
   void Post(std::function<void()> task);
-  // Moves a controllable clock forward and expires every key whose lease is over by then.
+  // Moves a controllable clock forward and does at once what became due (clock_moves.h).
   void AdvanceClock(std::int64_t delta_ms);
 
   // ConnectionRegistry
@@ -73,6 +73,7 @@ class Server final : public ConnectionRegistry {
   static void OnShutdownTimer(uv_timer_t* timer);
   static void OnBeforePoll(uv_prepare_t* prepare);
   static void OnBlockTimer(uv_timer_t* timer);
+  static void OnWaitTimer(uv_timer_t* timer);
 
   void Accept(uv_stream_t* listener, Connection::Kind kind);
   // Registers an accepted connection and starts serving it.
@@ -87,6 +88,9 @@ class Server final : public ConnectionRegistry {
   // due).
   void ServeBlockedTimeouts();
   void FlushScheduled();
+  // Answers the DEBUG WAIT-BLOCKED waiters that can be, and sets the timer for the next real-time
+  // deadline among the others. Returns how many it answered.
+  std::size_t AnswerBlockedWaits();
   // Closes idle clients (timeout) and those over the soft output limit for too long.
   void ClientsCron();
   void WritePortFile();
@@ -102,6 +106,7 @@ class Server final : public ConnectionRegistry {
   uv_idle_t expire_idle_;
   uv_prepare_t before_poll_;
   uv_timer_t block_timer_;
+  uv_timer_t wait_timer_;  // DEBUG WAIT-BLOCKED's timeouts, in real time
   std::vector<Connection*> resume_;
   std::vector<Connection*> flush_;
   std::vector<Connection*> flushing_;  // the list being flushed, kept for its capacity

@@ -41,6 +41,7 @@ void ServerState::ResetStats() {
   stats = ServerStats{};
   stats.expired_keys_before_reset = expired;
   command_stats.Reset();
+  unsupported.ResetCounts();
 }
 
 }  // namespace warden::server

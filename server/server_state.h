@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/blocked_waits.h"
 #include "server/blocking.h"
 #include "server/client_pause.h"
 #include "server/command_log.h"
@@ -20,6 +21,7 @@
 #include "server/pubsub.h"
 #include "server/session.h"
 #include "server/slowlog.h"
+#include "server/unsupported_commands.h"
 #include "server/watched_keys.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
@@ -87,10 +89,12 @@ class ServerState final : public storage::ExpiryListener {
   Slowlog slowlog;
   LatencyMonitor latency;
   BlockingRegistry blocking;
+  BlockedClientWaits blocked_waits;  // DEBUG WAIT-BLOCKED
   ClientPause pause;
   PubSub pubsub;
   Monitors monitors;
   CommandLog command_log;
+  UnsupportedCommands unsupported;
   bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;

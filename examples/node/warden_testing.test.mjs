@@ -38,11 +38,14 @@ describe('warden-testing.mjs', () => {
   test('waitBlocked, then advance times a BRPOP out', async () => {
     await freeze(r);
     const waiter = new Redis(server.port, '127.0.0.1');
-    const popped = waiter.brpop('jobs', 5);
-    assert.equal(await waitBlocked(r, 1), 1);
-    await advance(r, 5000);
-    assert.equal(await popped, null);
-    waiter.disconnect();
+    try {
+      const popped = waiter.brpop('jobs', 5);
+      assert.equal(await waitBlocked(r, 1), 1);
+      await advance(r, 5000);
+      assert.equal(await popped, null);
+    } finally {
+      waiter.disconnect();
+    }
   });
 
   test('snapshot and restore, with a lease running out in between', async () => {

@@ -11,10 +11,12 @@
 #include <string>
 
 #include "protocol/request_parser.h"
+#include "server/clock_moves.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/commands/debug_command_log.h"
 #include "server/commands/debug_fault_commands.h"
+#include "server/commands/debug_observe_commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -69,6 +71,11 @@ void DebugHelp(CommandContext& ctx) {
       "    Stop the server for <seconds>. Decimals allowed.",
       "SNAPSHOT SAVE|LOAD|DROP <name> | LIST",
       "    Save a copy of every database, replace the data with one, drop one, or list them.",
+      "UNSUPPORTED",
+      "    Commands and subcommands answered as unknown since start or CONFIG RESETSTAT, counted.",
+      "WAIT-BLOCKED <count> [<timeout-ms>]",
+      "    Wait until <count> clients are blocked in blocking commands (real-time timeout,",
+      "    default 5000, 0 for none); returns how many are.",
       "HELP",
       "    Print this help.",
   };
@@ -154,18 +161,15 @@ void DebugClock(CommandContext& ctx) {
   } else if (ArgIs(action, "advance") && ctx.argc() == 4) {
     if (!NonNegativeArg(ctx, ctx.arg(3), value)) return;
     clock->AdvanceMs(value);
-    // A lease of exactly the time advanced is over: expire it now rather than a millisecond
-    // later, so "SET NX PX 30000, ADVANCE 30000, SET NX" succeeds at once.
-    ctx.server.dbs.ExpireDue(clock->NowMs());
-    ctx.server.blocking.ExpireTimeouts(clock->NowMs());
-    // So is a CLIENT PAUSE of exactly that length (the held commands run from the loop).
-    ctx.server.pause.ExpireIfDue(clock->NowMs() + 1);
   } else if (ArgIs(action, "real") && ctx.argc() == 3) {
     clock->Real();
   } else {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
+  // What became due happens now, not at the next loop turn: "SET NX PX 30000, ADVANCE 30000,
+  // SET NX" succeeds at once, and a BLPOP of that timeout has its reply on the way.
+  CatchUpWithClock(ctx.server);
   ctx.reply.Ok();
 }
 
@@ -222,6 +226,8 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"command-log",              3, 4, DebugCommandLog},
     {"fault",                    3, SIZE_MAX, DebugFault},
     {"snapshot",                 3, 4, DebugSnapshot},
+    {"unsupported",              2, 2, DebugUnsupported},
+    {"wait-blocked",             3, 4, DebugWaitBlocked},
 };
 // clang-format on
 
@@ -235,6 +241,9 @@ void DebugCommand(CommandContext& ctx) {
       return;
     }
   }
+  const bool known = std::any_of(std::begin(kDebugSubcommands), std::end(kDebugSubcommands),
+                                 [&](const DebugSubcommand& s) { return ArgIs(sub, s.name); });
+  if (!known) ctx.server.unsupported.RecordSubcommand("debug", sub);
   ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '",
                    errors::CString(sub), "'. Try DEBUG HELP."});
 }

@@ -209,6 +209,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/debug-faults.xml" "$here/python/test_debug_faults.py"
       run_suite debug-snapshots 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/debug-snapshots.xml" "$here/python/test_debug_snapshots.py"
+      run_suite debug-clock 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/debug-clock.xml" "$here/python/test_debug_clock.py"
       run_suite lock-libraries 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/lock-libraries.xml" "$here/python/test_portalocker.py" \
         "$here/python/test_python_redis_lock.py" ;;

@@ -274,7 +274,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*33\r\n"
+            "*38\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -313,6 +313,13 @@ TEST_F(DebugTest, Help) {
             "+SNAPSHOT SAVE|LOAD|DROP <name> | LIST\r\n"
             "+    Save a copy of every database, replace the data with one, drop one, or list "
             "them.\r\n"
+            "+UNSUPPORTED\r\n"
+            "+    Commands and subcommands answered as unknown since start or CONFIG RESETSTAT, "
+            "counted.\r\n"
+            "+WAIT-BLOCKED <count> [<timeout-ms>]\r\n"
+            "+    Wait until <count> clients are blocked in blocking commands (real-time "
+            "timeout,\r\n"
+            "+    default 5000, 0 for none); returns how many are.\r\n"
             "+HELP\r\n"
             "+    Print this help.\r\n");
 }
