@@ -118,7 +118,14 @@ export async function commandLog(r, maxEntries) {
   };
 }
 
-export const unsupported = (r) => r.call('DEBUG', 'UNSUPPORTED');
+// Commands warden answered as unknown since start or CONFIG RESETSTAT: { name: count }, a
+// subcommand as 'config|nosuch'.
+export async function unsupported(r) {
+  const flat = await r.call('DEBUG', 'UNSUPPORTED');
+  const counts = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) counts[String(flat[i])] = Number(flat[i + 1]);
+  return counts;
+}
 
 // Between two tests: no log, no fault rules, the real clock, no data.
 export async function cleanSlate(r) {

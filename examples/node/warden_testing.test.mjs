@@ -91,7 +91,10 @@ describe('warden-testing.mjs', () => {
   });
 
   test('unknown commands are reported', async () => {
+    await r.config('RESETSTAT');
     await assert.rejects(r.call('NOSUCHCOMMAND', 'x'), /unknown command/);
-    assert.match(JSON.stringify(await unsupported(r)), /nosuchcommand/i);
+    await assert.rejects(r.call('NOSUCHCOMMAND', 'y'), /unknown command/);
+    await assert.rejects(r.call('CONFIG', 'NOSUCH'), /unknown subcommand/);
+    assert.deepEqual(await unsupported(r), { 'config|nosuch': 1, nosuchcommand: 2 });
   });
 });

@@ -222,8 +222,12 @@ def command_log(r, max_entries=None):
 
 
 def unsupported(r):
-    """Commands warden answered as unknown since start or CONFIG RESETSTAT, with counts."""
-    return r.execute_command("DEBUG", "UNSUPPORTED")
+    """Commands warden answered as unknown since start or CONFIG RESETSTAT: {name: count}, a
+    subcommand as "config|nosuch"."""
+    reply = r.execute_command("DEBUG", "UNSUPPORTED")
+    if isinstance(reply, dict):  # RESP3
+        return {_text(k): int(v) for k, v in reply.items()}
+    return {_text(k): int(v) for k, v in zip(reply[::2], reply[1::2])}
 
 
 # --- pytest fixtures ---------------------------------------------------------------------------
