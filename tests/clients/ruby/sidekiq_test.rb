@@ -272,43 +272,7 @@ class SidekiqTestWarden < Minitest::Test
   include SidekiqScenarios
 end
 
-# A minimal JUnit reporter, so tests/clients/summarize.py can count these with the others.
-module Minitest
-  class JunitReporter < AbstractReporter
-    def initialize(path)
-      super()
-      @path = path
-      @results = []
-    end
-
-    def record(result)
-      @results << result
-    end
-
-    def report
-      esc = ->(s) { s.to_s.encode(xml: :text) }
-      lines = [%(<?xml version="1.0" encoding="utf-8"?>), %(<testsuite name="sidekiq">)]
-      @results.each do |r|
-        label = Object.const_get(r.klass)::LABEL
-        head = %(  <testcase classname=#{label.encode(xml: :attr)} ) +
-               %(name=#{r.name.encode(xml: :attr)})
-        if r.skipped?
-          lines << "#{head}><skipped/></testcase>"
-        elsif r.failure
-          lines << "#{head}><failure>#{esc.call(r.failure.message)}</failure></testcase>"
-        else
-          lines << "#{head}/>"
-        end
-      end
-      lines << "</testsuite>"
-      File.write(@path, lines.join("\n") + "\n")
-    end
-  end
-
-  def self.plugin_junit_init(_options)
-    reporter << JunitReporter.new(ENV["JUNIT_OUT"]) if ENV["JUNIT_OUT"]
-  end
-end
-Minitest.extensions << "junit"
+JUNIT_SUITE = "sidekiq"
+require_relative "junit_reporter"
 
 Minitest.autorun
