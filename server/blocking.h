@@ -48,7 +48,7 @@ class BlockedClientHost {
   virtual void ScheduleFlush() = 0;
   // A DELAY fault: sends what is queued now, then holds every reply that follows (the faulted
   // command's first) for `delay_ms`, real time. Hosts that cannot hold replies ignore it.
-  virtual void HoldReplies(std::int64_t /*delay_ms*/) {}
+  virtual bool HoldReplies(std::int64_t /*delay_ms*/) { return true; }
 
  protected:
   ~BlockedClientHost() = default;

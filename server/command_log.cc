@@ -41,6 +41,7 @@ void CommandLog::Start(std::size_t max_entries) {
 }
 
 void CommandLog::Reset() {
+  std::vector<Entry>().swap(ring_);  // RESET gives the memory back
   head_ = 0;
   size_ = 0;
   dropped_ = 0;
@@ -68,8 +69,23 @@ void CommandLog::Append(const CommandSpec& spec, std::span<const std::string_vie
   slot->origin = origin;
   slot->data.clear();
   slot->ends.clear();
+  // Long arguments are cut as the slow log cuts them, and an entry stops taking arguments past a
+  // byte budget: a test asserts on names, keys and options, and a log of big values must not
+  // hold their copies.
   for (std::size_t i = 0; i < args.size(); ++i) {
-    slot->data.append(RedactedArgument(spec, args, i) ? std::string_view("(redacted)") : args[i]);
+    if (slot->data.size() >= kMaxEntryBytes) {
+      slot->data.append("... (" + std::to_string(args.size() - i) + " more arguments)");
+      slot->ends.push_back(static_cast<std::uint32_t>(slot->data.size()));
+      break;
+    }
+    const std::string_view arg =
+        RedactedArgument(spec, args, i) ? std::string_view("(redacted)") : args[i];
+    if (arg.size() > kMaxArgBytes) {
+      slot->data.append(arg.substr(0, kMaxArgBytes));
+      slot->data.append("... (" + std::to_string(arg.size() - kMaxArgBytes) + " more bytes)");
+    } else {
+      slot->data.append(arg);
+    }
     slot->ends.push_back(static_cast<std::uint32_t>(slot->data.size()));
   }
 }

@@ -31,6 +31,10 @@ std::string_view OriginName(CommandOrigin origin);
 class CommandLog {
  public:
   static constexpr std::size_t kDefaultMaxEntries = 10000;
+  // An argument longer than this is kept cut, with "... (N more bytes)"; once an entry holds
+  // kMaxEntryBytes, the rest of its arguments are one "... (N more arguments)".
+  static constexpr std::size_t kMaxArgBytes = 512;
+  static constexpr std::size_t kMaxEntryBytes = 4096;
 
   struct Entry {
     std::uint64_t seq = 0;
@@ -55,7 +59,8 @@ class CommandLog {
   void Start(std::size_t max_entries);
   // OFF: entries stay readable.
   void Stop() { on_ = false; }
-  // RESET: forgets every entry and the dropped count; sequence numbers keep counting.
+  // RESET: forgets every entry and the dropped count and frees their memory; sequence numbers
+  // keep counting.
   void Reset();
 
   // Secrets (AUTH's password, CONFIG SET requirepass's value) are stored as "(redacted)", as the

@@ -371,10 +371,12 @@ void Connection::OnDelayTimer(uv_timer_t* timer) {
   self->UpdateReading();
 }
 
-void Connection::HoldReplies(std::int64_t delay_ms) {
-  if (closing_) return;
-  // The replies before the faulted command are not held.
+bool Connection::HoldReplies(std::int64_t delay_ms) {
+  if (closing_) return false;
+  // The replies before the faulted command are not held. Sending them can find the peer gone,
+  // which closes this connection: then the command must not run on its session.
   Flush();
+  if (closing_) return false;
   if (!delay_timer_open_) {
     uv_timer_init(server_.loop(), &delay_timer_);
     delay_timer_.data = this;
@@ -384,10 +386,11 @@ void Connection::HoldReplies(std::int64_t delay_ms) {
   // A hold already running ends no sooner than it would have.
   const auto delay = static_cast<std::uint64_t>(delay_ms);
   const std::uint64_t now = uv_now(server_.loop());
-  if (delaying_ && delay_until_ms_ >= now + delay) return;
+  if (delaying_ && delay_until_ms_ >= now + delay) return true;
   delaying_ = true;
   delay_until_ms_ = now + delay;
   uv_timer_start(&delay_timer_, OnDelayTimer, delay, 0);
+  return true;
 }
 
 void Connection::Flush() {

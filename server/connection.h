@@ -61,7 +61,7 @@ class Connection final : public BlockedClientHost {
   std::string& reply_buffer() override { return output_; }
   void Unblocked() override;
   void ScheduleFlush() override;
-  void HoldReplies(std::int64_t delay_ms) override;
+  bool HoldReplies(std::int64_t delay_ms) override;
   // From the server's flush list: sends what other clients' commands appended, or closes the
   // client if that put it over its output limit.
   void FlushScheduled();

@@ -128,7 +128,8 @@ void RunFaulted(ServerState& server, Session& session, const CommandSpec& spec,
       session.close_after_reply = true;
       return;
     case FaultAction::kDelay:
-      if (session.host != nullptr) session.host->HoldReplies(hit->delay_ms);
+      // A connection that closed while sending the replies before the hold runs nothing more.
+      if (session.host != nullptr && !session.host->HoldReplies(hit->delay_ms)) return;
       Run(server, session, spec, args, reply);
       return;
     case FaultAction::kDropAfter: {

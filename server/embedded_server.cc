@@ -110,30 +110,41 @@ std::string EmbeddedServer::Command(const std::vector<std::string>& args) {
     std::vector<std::string_view> views(args.begin(), args.end());
     protocol::ReplyWriter writer(&out, control_->resp);
     server::Dispatch(server_->state(), *control_, views, writer);
+    // The control client runs one command at a time and waits for nothing: a command that was
+    // queued (MULTI), blocked or held by a CLIENT PAUSE is dropped, never run later behind the
+    // test's back.
+    if (out.empty() || control_->in_multi || control_->blocked) {
+      server::ForgetSession(server_->state(), *control_);
+      out = "-ERR the control client runs single commands that answer at once\r\n";
+    }
   });
   return out;
 }
 
 namespace {
 
-// "" for a reply that is not an error, else its text without '-' and CRLF.
-std::string ErrorOf(const std::string& reply) {
-  if (reply.empty() || reply[0] != '-') return "";
-  return reply.substr(1, reply.find("\r\n") - 1);
+// "" when `reply` starts with `expected`, else what went wrong: the error's text without '-'
+// and CRLF, or the unexpected reply.
+std::string Check(const std::string& reply, std::string_view expected) {
+  if (reply.compare(0, expected.size(), expected) == 0) return "";
+  if (!reply.empty() && reply[0] == '-') return reply.substr(1, reply.find("\r\n") - 1);
+  return "unexpected reply: " + reply;
 }
 
 }  // namespace
 
 std::string EmbeddedServer::SaveSnapshot(const std::string& name) {
-  return ErrorOf(Command({"DEBUG", "SNAPSHOT", "SAVE", name}));
+  return Check(Command({"DEBUG", "SNAPSHOT", "SAVE", name}), "+OK\r\n");
 }
 
 std::string EmbeddedServer::LoadSnapshot(const std::string& name) {
-  return ErrorOf(Command({"DEBUG", "SNAPSHOT", "LOAD", name}));
+  return Check(Command({"DEBUG", "SNAPSHOT", "LOAD", name}), "+OK\r\n");
 }
 
 std::string EmbeddedServer::DropSnapshot(const std::string& name) {
-  return ErrorOf(Command({"DEBUG", "SNAPSHOT", "DROP", name}));
+  const std::string reply = Command({"DEBUG", "SNAPSHOT", "DROP", name});
+  if (reply == ":0\r\n") return "no such snapshot '" + name + "'";
+  return Check(reply, ":1\r\n");
 }
 
 std::int64_t EmbeddedServer::AddFault(const std::vector<std::string>& rule, std::string* error) {
@@ -141,22 +152,27 @@ std::int64_t EmbeddedServer::AddFault(const std::vector<std::string>& rule, std:
   args.insert(args.end(), rule.begin(), rule.end());
   const std::string reply = Command(args);
   if (reply.empty() || reply[0] != ':') {
-    if (error != nullptr) *error = ErrorOf(reply);
+    if (error != nullptr) *error = Check(reply, ":");
     return -1;
   }
   return std::stoll(reply.substr(1));
 }
 
-void EmbeddedServer::ClearFaults() { Command({"DEBUG", "FAULT", "CLEAR"}); }
-
-void EmbeddedServer::StartCommandLog(std::size_t max_entries) {
-  std::vector<std::string> on = {"DEBUG", "COMMAND-LOG", "ON"};
-  if (max_entries > 0) on.push_back(std::to_string(max_entries));
-  Command(on);
-  Command({"DEBUG", "COMMAND-LOG", "RESET"});
+std::string EmbeddedServer::ClearFaults() {
+  return Check(Command({"DEBUG", "FAULT", "CLEAR"}), ":");
 }
 
-void EmbeddedServer::StopCommandLog() { Command({"DEBUG", "COMMAND-LOG", "OFF"}); }
+std::string EmbeddedServer::StartCommandLog(std::size_t max_entries) {
+  std::vector<std::string> on = {"DEBUG", "COMMAND-LOG", "ON"};
+  if (max_entries > 0) on.push_back(std::to_string(max_entries));
+  std::string error = Check(Command(on), "+OK\r\n");
+  if (error.empty()) error = Check(Command({"DEBUG", "COMMAND-LOG", "RESET"}), "+OK\r\n");
+  return error;
+}
+
+std::string EmbeddedServer::StopCommandLog() {
+  return Check(Command({"DEBUG", "COMMAND-LOG", "OFF"}), "+OK\r\n");
+}
 
 std::vector<EmbeddedServer::LoggedCommand> EmbeddedServer::CommandLog() {
   std::vector<LoggedCommand> entries;

@@ -61,12 +61,14 @@ class EmbeddedServer {
   void RealClock();
 
   // Runs one command as a client would (the control client: local, authenticated, named
-  // "embedded-control") and returns its RESP2 reply, e.g. "+OK\r\n" or "-ERR ...\r\n". Not for
-  // blocking commands: the control client cannot wait.
+  // "embedded-control") and returns its RESP2 reply, e.g. "+OK\r\n" or "-ERR ...\r\n". One
+  // command that answers at once: MULTI, or a command a CLIENT PAUSE holds, is dropped with an
+  // error; a blocking command answers at once, as from a script.
   std::string Command(const std::vector<std::string>& args);
 
-  // DEBUG SNAPSHOT SAVE/LOAD/DROP: a copy of every database and back. Each returns "" or the
-  // error text.
+  // The controls below return "" on success, else the error text (for instance when the options
+  // do not enable DEBUG).
+  // DEBUG SNAPSHOT SAVE/LOAD/DROP: a copy of every database and back.
   std::string SaveSnapshot(const std::string& name);
   std::string LoadSnapshot(const std::string& name);
   std::string DropSnapshot(const std::string& name);
@@ -74,7 +76,7 @@ class EmbeddedServer {
   // DEBUG FAULT ADD <rule...>, e.g. {"COMMAND", "set", "TIMES", "1", "ERROR", "READONLY x"}:
   // the rule's id, or -1 with `error` set.
   std::int64_t AddFault(const std::vector<std::string>& rule, std::string* error = nullptr);
-  void ClearFaults();
+  std::string ClearFaults();
 
   // DEBUG COMMAND-LOG: start an empty log (max_entries 0: the default size), stop it, read it.
   struct LoggedCommand {
@@ -86,8 +88,8 @@ class EmbeddedServer {
     std::vector<std::string> args;
     std::string origin;  // "client", "exec" or "script"
   };
-  void StartCommandLog(std::size_t max_entries = 0);
-  void StopCommandLog();
+  std::string StartCommandLog(std::size_t max_entries = 0);
+  std::string StopCommandLog();
   std::vector<LoggedCommand> CommandLog();
 
   // Waits (real time) until at least `count` clients are blocked in blocking commands; returns

@@ -39,6 +39,8 @@ std::optional<std::string> ParseCommandName(std::string_view arg, std::string& o
   return std::nullopt;
 }
 
+constexpr std::int64_t kMaxDelayMs = 86'400'000;
+
 std::optional<std::string> ParseCount(std::string_view arg, std::int64_t min, std::string_view what,
                                       std::int64_t& out) {
   if (!protocol::ParseStrictInt64(arg, out)) {
@@ -79,7 +81,14 @@ std::optional<std::string> ParseAction(std::span<const std::string_view> args, F
   if (Is(name, "delay") && (args.size() == 2 || (args.size() == 4 && Is(args[2], "jitter")))) {
     out.action = FaultAction::kDelay;
     if (auto e = ParseCount(args[1], 0, "DELAY", out.delay_ms)) return e;
-    if (args.size() == 4) return ParseCount(args[3], 0, "JITTER", out.jitter_ms);
+    if (args.size() == 4) {
+      if (auto e = ParseCount(args[3], 0, "JITTER", out.jitter_ms)) return e;
+    }
+    // A day is past any test's patience; the bound keeps delay plus jitter, and the loop time
+    // the hold ends at, far from overflow.
+    if (out.delay_ms > kMaxDelayMs || out.jitter_ms > kMaxDelayMs) {
+      return "ERR DELAY and JITTER must be at most " + std::to_string(kMaxDelayMs) + " ms";
+    }
     return std::nullopt;
   }
   if (Is(name, "drop") && args.size() == 1) {

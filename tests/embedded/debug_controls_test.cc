@@ -210,17 +210,17 @@ TEST_F(DebugControlsTest, EmbeddedFaultRuleFailsOneCommand) {
   EXPECT_EQ(server_->AddFault({"COMMAND", "nosuch", "DROP"}, &error), -1);
   EXPECT_FALSE(error.empty());
   EXPECT_EQ(server_->AddFault({"DROP"}), 2);
-  server_->ClearFaults();
+  EXPECT_EQ(server_->ClearFaults(), "");
   EXPECT_EQ(Run({"PING"}), "+PONG\r\n");
 }
 
 TEST_F(DebugControlsTest, EmbeddedCommandLogShowsWhatClientsSent) {
   server_->FreezeClock(1'700'000'000'000);
-  server_->StartCommandLog();
+  ASSERT_EQ(server_->StartCommandLog(), "");
   ASSERT_EQ(Run({"CLIENT", "SETNAME", "worker"}), "+OK\r\n");
   ASSERT_EQ(Run({"SET", "lock", "me", "NX", "PX", "30000"}), "+OK\r\n");
   ASSERT_EQ(Run({"EVAL", "return redis.call('GET', KEYS[1])", "1", "lock"}), "$2\r\nme\r\n");
-  server_->StopCommandLog();
+  ASSERT_EQ(server_->StopCommandLog(), "");
   ASSERT_EQ(Run({"GET", "lock"}), "$2\r\nme\r\n");
   const auto log = server_->CommandLog();
   ASSERT_EQ(log.size(), 4u);
@@ -242,6 +242,29 @@ TEST_F(DebugControlsTest, EmbeddedWaitBlockedSeesABlockedClient) {
   EXPECT_EQ(server_->WaitBlocked(2, 20), -1);
   ASSERT_EQ(Run({"RPUSH", "jobs", "a"}), ":1\r\n");
   EXPECT_EQ(waiter.ReadReply().bytes, "*2\r\n$4\r\njobs\r\n$1\r\na\r\n");
+}
+
+TEST_F(DebugControlsTest, EmbeddedControlClientRunsOnlySingleCommands) {
+  EXPECT_EQ(server_->Command({"MULTI"}),
+            "-ERR the control client runs single commands that answer at once\r\n");
+  // Nothing was left queued: the next control runs at once.
+  EXPECT_EQ(server_->SaveSnapshot("s"), "");
+  // With no connection to wait on, a blocking command answers as from a script: at once.
+  EXPECT_EQ(server_->Command({"BLPOP", "nothing", "0"}), "*-1\r\n");
+  EXPECT_EQ(server_->WaitBlocked(1, 0), -1);
+  EXPECT_EQ(server_->DropSnapshot("s"), "");
+  EXPECT_EQ(server_->DropSnapshot("s"), "no such snapshot 's'");
+}
+
+TEST_F(DebugControlsTest, EmbeddedControlsReportDebugRefused) {
+  server_.reset();
+  StartServer({});
+  EXPECT_EQ(server_->StartCommandLog(),
+            "ERR DEBUG command not allowed. If the enable-debug-command option is set to "
+            "\"local\", you can run it from a local connection, otherwise you need to set this "
+            "option in the configuration file, and then restart the server.");
+  EXPECT_FALSE(server_->SaveSnapshot("s").empty());
+  EXPECT_FALSE(server_->ClearFaults().empty());
 }
 
 }  // namespace

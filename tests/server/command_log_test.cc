@@ -47,6 +47,26 @@ TEST(CommandLogTest, KeepsArgumentsInOrder) {
   EXPECT_EQ(e.arg(3), "NX");
 }
 
+TEST(CommandLogTest, LongArgumentsAndLongCommandsAreCut) {
+  CommandLog log;
+  log.Start(10);
+  const std::string big(CommandLog::kMaxArgBytes + 100, 'x');
+  const std::string_view set[] = {"SET", "k", big};
+  log.Append(SetSpec(), set, 0, 1, "", 0, CommandOrigin::kClient);
+  EXPECT_EQ(log.At(0).arg(2), std::string(CommandLog::kMaxArgBytes, 'x') + "... (100 more bytes)");
+
+  // 100 arguments of 100 bytes: the entry stops taking them past its byte budget.
+  std::vector<std::string> words(100, std::string(100, 'k'));
+  std::vector<std::string_view> mset = {"MSET"};
+  mset.insert(mset.end(), words.begin(), words.end());
+  log.Append(*FindTopLevelCommand("mset"), mset, 0, 1, "", 0, CommandOrigin::kClient);
+  const CommandLog::Entry& e = log.At(1);
+  const std::size_t kept = 1 + (CommandLog::kMaxEntryBytes - 4 + 99) / 100;
+  ASSERT_EQ(e.argc(), kept + 1);
+  EXPECT_EQ(e.arg(kept), "... (" + std::to_string(101 - kept) + " more arguments)");
+  EXPECT_LT(e.data.size(), CommandLog::kMaxEntryBytes + 100);
+}
+
 TEST(CommandLogTest, FullLogDropsOldest) {
   CommandLog log;
   log.Start(3);
