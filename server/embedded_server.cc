@@ -55,28 +55,40 @@ std::unique_ptr<EmbeddedServer> EmbeddedServer::Start(const std::vector<std::str
 EmbeddedServer::~EmbeddedServer() { Stop(); }
 
 void EmbeddedServer::Stop() {
-  if (stopped_ || server_ == nullptr) return;
-  stopped_ = true;
-  server::Server* running = server_.get();
-  server::Session* control = control_.get();
-  running->Post([running, control] {
-    if (control != nullptr) server::ForgetSession(running->state(), *control);
-    running->Shutdown();
+  if (server_ == nullptr) return;
+  if (!stopped_.exchange(true)) {
+    server::Server* running = server_.get();
+    server::Session* control = control_.get();
+    // Refused when a client's SHUTDOWN got there first; the thread ends on its own then.
+    running->Post([running, control] {
+      if (control != nullptr) server::ForgetSession(running->state(), *control);
+      running->Shutdown();
+    });
+  }
+  JoinThread();
+}
+
+void EmbeddedServer::JoinThread() {
+  std::call_once(joined_, [this] {
+    if (thread_.joinable()) thread_.join();
   });
-  if (thread_.joinable()) thread_.join();
 }
 
 void EmbeddedServer::RunOnServerThread(std::function<void()> task) {
-  if (stopped_) {
-    task();
-    return;
+  if (!stopped_) {
+    std::promise<void> done;
+    if (server_->Post([&] {
+          task();
+          done.set_value();
+        })) {
+      done.get_future().wait();
+      return;
+    }
+    // A client's SHUTDOWN got there first: once the thread is done, the caller runs the task.
+    stopped_ = true;
   }
-  std::promise<void> done;
-  server_->Post([&] {
-    task();
-    done.set_value();
-  });
-  done.get_future().wait();
+  JoinThread();
+  task();
 }
 
 std::int64_t EmbeddedServer::NowMs() const { return clock_->NowMs(); }
@@ -107,6 +119,10 @@ std::string EmbeddedServer::Command(const std::vector<std::string>& args) {
   std::string out;
   if (stopped_ || control_ == nullptr) return "-ERR the server is stopped\r\n";
   RunOnServerThread([&] {
+    if (stopped_) {  // shut down by a client meanwhile: the task runs after the loop ended
+      out = "-ERR the server is stopped\r\n";
+      return;
+    }
     std::vector<std::string_view> views(args.begin(), args.end());
     protocol::ReplyWriter writer(&out, control_->resp);
     server::Dispatch(server_->state(), *control_, views, writer);
@@ -199,6 +215,7 @@ std::int64_t EmbeddedServer::WaitBlocked(std::size_t count, std::int64_t timeout
   for (;;) {
     std::size_t blocked = 0;
     RunOnServerThread([&] { blocked = server_->state().blocking.blocked_clients(); });
+    if (stopped_) return -1;
     if (blocked >= count) return static_cast<std::int64_t>(blocked);
     if (std::chrono::steady_clock::now() >= deadline) return -1;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

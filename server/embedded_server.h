@@ -15,10 +15,12 @@
 // on the server's thread and have finished when the call returns.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,7 +48,8 @@ class EmbeddedServer {
   EmbeddedServer& operator=(const EmbeddedServer&) = delete;
 
   int port() const { return port_; }
-  // Closes every connection and joins the server thread. Idempotent.
+  // Closes every connection and joins the server thread. Idempotent. A server that a client
+  // shut down (SHUTDOWN) is stopped too: the methods below then act on what it left.
   void Stop();
 
   // The server's clock, in unix milliseconds.
@@ -99,6 +102,7 @@ class EmbeddedServer {
  private:
   EmbeddedServer();
   void RunOnServerThread(std::function<void()> task);
+  void JoinThread();
 
   std::unique_ptr<storage::ControllableClock> clock_;
   std::unique_ptr<server::Logger> log_;
@@ -106,7 +110,8 @@ class EmbeddedServer {
   std::unique_ptr<server::Session> control_;
   std::thread thread_;
   int port_ = 0;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_ = false;
+  std::once_flag joined_;
 };
 
 }  // namespace warden

@@ -83,20 +83,22 @@ Server::Server(Config config, storage::Clock& clock, Logger& log, bool handle_si
   }
 }
 
-void Server::Post(std::function<void()> task) {
-  {
-    std::lock_guard<std::mutex> lock(tasks_mutex_);
-    tasks_.push_back(std::move(task));
-  }
+bool Server::Post(std::function<void()> task) {
+  // Under the lock, so that the handle cannot be closed between the check and the send.
+  std::lock_guard<std::mutex> lock(tasks_mutex_);
+  if (!accepting_tasks_) return false;
+  tasks_.push_back(std::move(task));
   uv_async_send(&tasks_async_);
+  return true;
 }
 
-void Server::OnTasksAsync(uv_async_t* async) {
-  auto* self = static_cast<Server*>(async->data);
+void Server::OnTasksAsync(uv_async_t* async) { static_cast<Server*>(async->data)->RunTasks(); }
+
+void Server::RunTasks() {
   std::vector<std::function<void()>> tasks;
   {
-    std::lock_guard<std::mutex> lock(self->tasks_mutex_);
-    tasks.swap(self->tasks_);
+    std::lock_guard<std::mutex> lock(tasks_mutex_);
+    tasks.swap(tasks_);
   }
   for (auto& task : tasks) task();
 }
@@ -328,6 +330,8 @@ int Server::Run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   // Let close callbacks finish.
   uv_run(&loop_, UV_RUN_DEFAULT);
+  // Tasks posted just before the shutdown closed their handle still run: a thread waits on each.
+  RunTasks();
   return 0;
 }
 
@@ -364,6 +368,10 @@ void Server::Shutdown() {
     uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&wait_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&signal_async_), nullptr);
+    {
+      std::lock_guard<std::mutex> lock(tasks_mutex_);
+      accepting_tasks_ = false;
+    }
     uv_close(reinterpret_cast<uv_handle_t*>(&tasks_async_), nullptr);
   }
   // What a test suite asked for and did not get: the first thing to read after a red run.

@@ -49,8 +49,9 @@ class Server final : public ConnectionRegistry {
   // A connection that other clients' commands wrote to (messages, MONITOR lines) is flushed
   // once, before the loop next polls.
   void ScheduleFlush(Connection* connection) { flush_.push_back(connection); }
-  // Runs `task` on the loop thread; callable from any thread.
-  void Post(std::function<void()> task);
+  // Runs `task` on the loop thread; callable from any thread. False once the server has begun to
+  // shut down, when no task is taken any more (tasks taken before run by the time Run returns).
+  bool Post(std::function<void()> task);
   // Moves a controllable clock forward and does at once what became due (clock_moves.h).
   void AdvanceClock(std::int64_t delta_ms);
 
@@ -70,6 +71,7 @@ class Server final : public ConnectionRegistry {
   static void OnExpireIdle(uv_idle_t* idle);
   static void OnSignalAsync(uv_async_t* async);
   static void OnTasksAsync(uv_async_t* async);
+  void RunTasks();
   static void OnShutdownTimer(uv_timer_t* timer);
   static void OnBeforePoll(uv_prepare_t* prepare);
   static void OnBlockTimer(uv_timer_t* timer);
@@ -114,6 +116,7 @@ class Server final : public ConnectionRegistry {
   uv_async_t signal_async_;
   uv_async_t tasks_async_;
   std::mutex tasks_mutex_;
+  bool accepting_tasks_ = true;  // guarded by tasks_mutex_; false once tasks_async_ is closing
   std::vector<std::function<void()>> tasks_;
   bool handle_signals_;
   Connection* connections_ = nullptr;

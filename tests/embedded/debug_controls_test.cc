@@ -267,5 +267,16 @@ TEST_F(DebugControlsTest, EmbeddedControlsReportDebugRefused) {
   EXPECT_FALSE(server_->ClearFaults().empty());
 }
 
+TEST_F(DebugControlsTest, EmbeddedControlsAfterAClientShutDownTheServer) {
+  ASSERT_TRUE(client_->Send({"SHUTDOWN", "NOSAVE"}));
+  // The server closes the connection once it is shutting down.
+  client_->ReadUntilClose();
+  // The controls neither hang nor touch a running loop: the server is stopped.
+  server_->AdvanceClockMs(1000);
+  EXPECT_EQ(server_->Command({"PING"}), "-ERR the server is stopped\r\n");
+  EXPECT_EQ(server_->WaitBlocked(1, 10), -1);
+  server_->Stop();
+}
+
 }  // namespace
 }  // namespace warden
