@@ -104,6 +104,7 @@ std::size_t RespValueLength(std::string_view data, int resp) {
       case '*':
       case '~':
       case '%':
+      case '>':  // a RESP3 client's push: a message, or a subscribe/unsubscribe confirmation
         if (!protocol::ParseStrictInt64(line, n) || n < -1 || (n == -1 && type != '*')) return 0;
         // Every element takes at least three bytes.
         if (n > static_cast<std::int64_t>(data.size())) return 0;
