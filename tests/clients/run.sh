@@ -188,7 +188,7 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/redis-py-pubsub.xml" "$here/python/test_redis_py_pubsub.py"
       run_suite blocking 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/blocking.xml" "$here/python/test_blocking.py" \
-        "$here/python/test_blocking_contexts.py"
+        "$here/python/test_blocking_endings.py" "$here/python/test_blocking_contexts.py"
       run_suite pubsub 180 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \

@@ -21,6 +21,7 @@ MODULE_ROWS = {
     "test_redis_cli": "redis-cli 7.0.15",
     "test_redis_py_lock": "redis-py 4.3.4 (python3-redis)",
     "test_blocking": "blocking commands (raw RESP)",
+    "test_blocking_endings": "blocking commands: how waits end (raw RESP)",
     "test_redis_py_recipes": "redis-py 4.3.4 recipes (WATCH, hash, zset, listen)",
     "test_twemproxy": "twemproxy 0.5.0 (nutcracker)",
     "test_portalocker": "portalocker 2.2.1 (python3-portalocker)",
