@@ -219,8 +219,15 @@ for (const target of TARGETS) {
       await single.acquire();
       await multi.acquire();
       const acquiredAt = Number(await a.zscore('semaphore:refresh', single.identifier));
-      // Time itself is what is tested, as for the Mutex: two lock timeouts on the real clock.
-      await sleep(1200);
+      // Wait for the condition rather than a time: every member re-scored by a refresh made after
+      // the first lease would have run out (the scores are the refresh times).
+      const scores = async () => [
+        Number(await a.zscore('semaphore:refresh', single.identifier)),
+        Number(await a.zscore('semaphore:refresh-multi', `${multi.identifier}_0`)),
+        Number(await a.zscore('semaphore:refresh-multi', `${multi.identifier}_1`)),
+      ];
+      await waitFor(async () => (await scores()).every((score) => score > acquiredAt + 600),
+        'refreshed past the first lease', 5000);
       assert.equal(single.isAcquired, true);
       assert.equal(multi.isAcquired, true);
       // The refresh script re-scored each member with the time of the refresh.
