@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 
 import pytest
+import redis
 
 
 @dataclass(frozen=True)
@@ -43,3 +44,20 @@ def target(request):
 def reference():
     """The redis-server target, for byte-for-byte comparisons from warden's tests."""
     return targets()["redis-server"]
+
+
+@pytest.fixture
+def connections():
+    """connections(port, **options): a new redis-py client (10 s socket timeout unless the
+    options say otherwise), closed at the end of the test."""
+    made = []
+
+    def connect(port, **options):
+        options.setdefault("socket_timeout", 10)
+        client = redis.Redis(port=port, **options)
+        made.append(client)
+        return client
+
+    yield connect
+    for client in made:
+        client.close()

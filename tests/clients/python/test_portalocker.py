@@ -33,7 +33,6 @@ import uuid
 
 import portalocker
 import pytest
-import redis
 
 from blocking_transcripts import Transcript, same_as_redis
 
@@ -119,20 +118,6 @@ def children():
     yield start
     for child in started:
         child.stop()
-
-
-@pytest.fixture
-def connections():
-    made = []
-
-    def connect(port):
-        client = redis.Redis(port=port, socket_timeout=WAIT_S + 5)
-        made.append(client)
-        return client
-
-    yield connect
-    for client in made:
-        client.close()
 
 
 def numsub(r, channel):

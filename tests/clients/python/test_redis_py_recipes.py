@@ -12,7 +12,6 @@ import time
 import uuid
 
 import pytest
-import redis
 from redis.exceptions import WatchError
 
 WAIT_S = 5
@@ -24,17 +23,9 @@ def prefix():
 
 
 @pytest.fixture
-def client_for(target):
-    made = []
-
-    def make(**options):
-        client = redis.Redis(port=target.port, socket_timeout=10, **options)
-        made.append(client)
-        return client
-
-    yield make
-    for client in made:
-        client.close()
+def client_for(target, connections):
+    """client_for(**options): a new client on the server under test (conftest's connections)."""
+    return lambda **options: connections(target.port, **options)
 
 
 def test_watch_retry_loops_lose_no_increment(client_for, prefix):

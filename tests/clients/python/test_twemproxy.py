@@ -162,21 +162,6 @@ def prefix():
     return "tw-" + uuid.uuid4().hex
 
 
-@pytest.fixture
-def connections():
-    """connections(port): a new client, closed at the end of the test."""
-    made = []
-
-    def connect(port):
-        client = redis.Redis(port=port, socket_timeout=WAIT_S + 5)
-        made.append(client)
-        return client
-
-    yield connect
-    for client in made:
-        client.close()
-
-
 def through_both(proxy, proxies, scenario):
     """scenario(proxy) behind this proxy; behind warden also behind redis-server, and the two
     transcripts must be equal."""
