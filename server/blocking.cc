@@ -113,6 +113,7 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   protocol::ReplyWriter writer(&waiter.host->reply_buffer(), waiter.session->resp);
   writer.set_error_listener(&server.command_stats);
   CommandContext ctx{server, *waiter.session, writer, waiter.views, *spec, server.NowMs()};
+  SetAccessClock(server, *waiter.session, *spec, ctx.now_ms);
   retry_key_ = key;
   retrying_ = true;
   kept_ = false;

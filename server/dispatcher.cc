@@ -177,6 +177,11 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
   return spec;
 }
 
+void SetAccessClock(ServerState& server, const Session& session, const CommandSpec& spec,
+                    std::int64_t now_ms) {
+  server.dbs.access_clock().Set(now_ms, !session.no_touch || spec.handler == TouchCommand);
+}
+
 void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   ++server.stats.total_commands;
@@ -187,6 +192,7 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   if (start_us < 0 || server.call_depth > 0) start_us = server.clock.MonotonicUs();
   server.next_call_start_us = -1;
   CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
+  SetAccessClock(server, session, spec, ctx.now_ms);
   if (server.command_log.on()) [[unlikely]] {
     LogCall(server, session, spec, args, ctx.now_ms);
   }

@@ -27,6 +27,12 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
 void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply);
 
+// Sets the databases' access clock for a command about to run at `now_ms`: the stamp of the
+// keys it reads and writes, and whether its lookups count (not for a CLIENT NO-TOUCH client,
+// unless the command is TOUCH).
+void SetAccessClock(ServerState& server, const Session& session, const CommandSpec& spec,
+                    std::int64_t now_ms);
+
 // What Redis's updateStatsOnUnblock records when a blocked command is served: its usec, a
 // failure, the latency histogram and the slow log, with `duration_us` the time serving it took.
 void RecordServedBlockedCommand(ServerState& server, const Session& session,

@@ -11,6 +11,7 @@ Databases::Databases(Random& random, int count) : random_(random) {
   dbs_.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     dbs_.push_back(std::make_unique<Keyspace>(random, &pool_, &reclaimer_));
+    dbs_.back()->set_access_clock(&access_clock_);
   }
 }
 

@@ -49,6 +49,9 @@ class Databases {
 
   EntryPool& pool() { return pool_; }
   Reclaimer& reclaimer() { return reclaimer_; }
+  // What every database stamps accessed keys with; the server sets it before each command.
+  AccessClock& access_clock() { return access_clock_; }
+  const AccessClock& access_clock() const { return access_clock_; }
   // What every database's keyspace draws its hash seed from; new keyspaces on this pool use it.
   Random& random() { return random_; }
 
@@ -58,6 +61,7 @@ class Databases {
   Reclaimer reclaimer_;
   Random& random_;
   ExpiryListener* expiry_listener_ = nullptr;
+  AccessClock access_clock_;
   std::vector<std::unique_ptr<Keyspace>> dbs_;
 };
 

@@ -127,7 +127,7 @@ void Keyspace::ReleaseValue(Entry* entry) {
   } else {
     delete value;
   }
-  entry->encoding_ = static_cast<std::uint32_t>(Encoding::kString);
+  entry->encoding_ = static_cast<std::uint64_t>(Encoding::kString);
 }
 
 void Keyspace::Free(Entry* entry) {
@@ -146,7 +146,7 @@ Keyspace::Link* Keyspace::FindLink(std::string_view key, std::uint64_t hash) {
       const Link l = *link;
       if ((l & kTagMask) == tag) {
         const Entry* e = EntryOf(l);
-        if (e->key_len_ == key.size() && std::memcmp(e->data(), key.data(), key.size()) == 0) {
+        if (e->key_len() == key.size() && std::memcmp(e->data(), key.data(), key.size()) == 0) {
           return link;
         }
       }
@@ -176,7 +176,7 @@ Keyspace::Link* Keyspace::LinkOf(Entry* entry, int* table_index, Link** before) 
   std::abort();  // every stored entry is linked in exactly one bucket
 }
 
-Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms) {
+Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms, Touch touch) {
   StepIfRehashing();
   if (size() == 0) return nullptr;
   Link* link = FindLink(key, Hash(key));
@@ -185,6 +185,9 @@ Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms) {
   if (e->ExpiredAt(now_ms)) {
     ExpireEntry(e);
     return nullptr;
+  }
+  if (touch == Touch::kYes && access_clock_ != nullptr && access_clock_->touch) {
+    e->access_ = access_clock_->now;
   }
   return e;
 }
@@ -232,7 +235,7 @@ Entry* Keyspace::Relocate(Entry* existing, std::size_t needed) {
   const std::size_t old_bytes = existing->block_size();
   if (EntryPool::Fits(existing, old_bytes, needed)) return existing;
   Entry* e = Allocate(needed);
-  std::memcpy(e, existing, existing->header_size() + existing->key_len_);
+  std::memcpy(e, existing, existing->header_size() + existing->key_len());
   Link* link = LinkOf(existing, nullptr);
   *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
   pool_.Free(existing, old_bytes);
@@ -244,13 +247,14 @@ Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encodin
   // A large value stored again (its pointer unchanged) must survive the replacement.
   if (IsLarge(entry->encoding()) &&
       !(IsLarge(encoding) && value.size() == sizeof(LargeValue*) &&
-        std::memcmp(value.data(), entry->data() + entry->key_len_, sizeof(LargeValue*)) == 0)) {
+        std::memcmp(value.data(), entry->data() + entry->key_len(), sizeof(LargeValue*)) == 0)) {
     ReleaseValue(entry);
   }
-  Entry* e = Relocate(entry, entry->header_size() + entry->key_len_ + value.size());
-  if (!value.empty()) std::memmove(e->data() + e->key_len_, value.data(), value.size());
-  e->value_len_ = static_cast<std::uint32_t>(value.size());
-  e->encoding_ = static_cast<std::uint32_t>(encoding);
+  if (!entry->wide_ && Entry::NeedsWide(0, value.size())) entry = Widen(entry);
+  Entry* e = Relocate(entry, entry->header_size() + entry->key_len() + value.size());
+  if (!value.empty()) std::memmove(e->data() + e->key_len(), value.data(), value.size());
+  e->set_value_len(value.size());
+  e->encoding_ = static_cast<std::uint64_t>(encoding);
   // A large rebuild must not keep its memory in the scratch buffer for good.
   if (value.data() == scratch_.data() && scratch_.capacity() > kScratchKeepBytes) {
     std::string().swap(scratch_);
@@ -260,8 +264,9 @@ Entry* Keyspace::SetValue(Entry* entry, std::string_view value, Encoding encodin
 
 Entry* Keyspace::ResizeValue(Entry* entry, std::size_t value_len, Encoding encoding) {
   Touched(entry->key(), false);
+  if (!entry->wide_ && Entry::NeedsWide(0, value_len)) entry = Widen(entry);
   const std::size_t old_bytes = entry->block_size();
-  const std::size_t needed = entry->header_size() + entry->key_len_ + value_len;
+  const std::size_t needed = entry->header_size() + entry->key_len() + value_len;
   Entry* e = entry;
   if (!EntryPool::Fits(entry, old_bytes, needed)) {
     const std::size_t capacity = needed > EntryPool::kMaxPooled ? needed + needed / 2 : needed;
@@ -271,8 +276,26 @@ Entry* Keyspace::ResizeValue(Entry* entry, std::size_t value_len, Encoding encod
     *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
     pool_.Free(entry, old_bytes);
   }
-  e->value_len_ = static_cast<std::uint32_t>(value_len);
-  e->encoding_ = static_cast<std::uint32_t>(encoding);
+  e->set_value_len(value_len);
+  e->encoding_ = static_cast<std::uint64_t>(encoding);
+  return e;
+}
+
+Entry* Keyspace::Widen(Entry* entry) {
+  const std::size_t key_len = entry->key_len();
+  const std::size_t value_len = entry->value_len();
+  const std::size_t old_bytes = entry->block_size();
+  const std::size_t short_header = entry->header_size();
+  Entry* e = Allocate(old_bytes + sizeof(Entry::WideLengths));
+  std::memcpy(e, entry, short_header);
+  e->wide_ = 1;
+  e->key_len_ = 0;
+  e->value_len_ = 0;
+  e->set_wide_lengths({static_cast<std::uint32_t>(key_len), static_cast<std::uint32_t>(value_len)});
+  std::memcpy(e->data(), entry->data(), key_len + value_len);
+  Link* link = LinkOf(entry, nullptr);
+  *link = (*link & ~kAddressMask) | reinterpret_cast<Link>(e);
+  pool_.Free(entry, old_bytes);
   return e;
 }
 
@@ -281,17 +304,29 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
   if (existing != nullptr) {
     Entry* e = SetValue(existing, value, encoding);
     SetDeadline(e, deadline_ms);
+    e->access_ = NowStamp();  // a new value, as Redis's new object
     return e;
   }
   StepIfRehashing();
-  const std::size_t header = sizeof(Entry) + (timed_ ? sizeof(std::int64_t) : 0);
+  const bool wide = Entry::NeedsWide(key.size(), value.size());
+  const std::size_t header =
+      sizeof(Entry) + (timed_ ? sizeof(std::int64_t) : 0) + (wide ? sizeof(Entry::WideLengths) : 0);
   Entry* e = Allocate(header + key.size() + value.size());
   e->next_ = 0;
   e->timed_ = timed_ ? 1 : 0;
+  e->wide_ = wide ? 1 : 0;
   if (timed_) e->set_deadline(kNoDeadline);
-  e->key_len_ = static_cast<std::uint32_t>(key.size());
-  e->encoding_ = static_cast<std::uint32_t>(encoding);
-  e->value_len_ = static_cast<std::uint32_t>(value.size());
+  if (wide) {
+    e->key_len_ = 0;
+    e->value_len_ = 0;
+    e->set_wide_lengths(
+        {static_cast<std::uint32_t>(key.size()), static_cast<std::uint32_t>(value.size())});
+  } else {
+    e->key_len_ = key.size();
+    e->value_len_ = value.size();
+  }
+  e->encoding_ = static_cast<std::uint64_t>(encoding);
+  e->access_ = NowStamp();
   // An empty view may have no data pointer, which memcpy must not see.
   if (!key.empty()) std::memcpy(e->data(), key.data(), key.size());
   if (!value.empty()) std::memcpy(e->data() + key.size(), value.data(), value.size());
@@ -303,16 +338,19 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
 Entry* Keyspace::MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing) {
   const std::int64_t deadline = entry->deadline_ms();
   const Encoding encoding = entry->encoding();
+  const std::uint32_t stamp = entry->access_;  // the same value, as RENAME and MOVE keep it
   // The value's bytes are copied out before anything is freed: `key` may point into `entry`.
   std::string value(entry->value());
   std::string key_copy(key);
   Touched(entry->key(), true);
   // The value now belongs to the new entry: unlink the old one without releasing it.
-  entry->encoding_ = static_cast<std::uint32_t>(Encoding::kString);
+  entry->encoding_ = static_cast<std::uint64_t>(Encoding::kString);
   Unlink(entry);
   pool_.Free(entry, entry->block_size());
   MaybeShrink();
-  return to.Store(key_copy, value, deadline, existing, encoding);
+  Entry* moved = to.Store(key_copy, value, deadline, existing, encoding);
+  moved->access_ = stamp;
+  return moved;
 }
 
 void Keyspace::SetDeadline(Entry* entry, std::int64_t deadline_ms) {
@@ -624,6 +662,8 @@ bool Keyspace::Verify() const {
         if ((l & kTagMask) != TagOf(hash)) return false;
         if (((l & kLast) != 0) != (e->next_ == 0)) return false;
         if ((hash & (tables_[t].size - 1)) != i) return false;
+        if (e->timed_ != (timed_ ? 1 : 0)) return false;
+        if (e->wide_ != 0 && (e->key_len_ != 0 || e->value_len_ != 0)) return false;
         if (e->has_deadline()) ++with_deadline;
         ++count;
       }

@@ -3,16 +3,19 @@
 // set (see hash.h and set.h).
 //
 // Layout: each key is one block (Entry) from an EntryPool: a 16-byte header, the deadline (8
-// bytes, in a keyspace of keys that can expire; a large value's table has none), the key bytes
-// and the value bytes. The header's encoding says what the value bytes are: a string, a
-// small collection packed inline (packed.h), or, for a large collection, a pointer to the table
-// that holds it, owned by the entry. Freeing such a table can take long, so Erase and
-// overwrites hand it to the Reclaimer (when the keyspace has one), which frees it in slices.
-// Entries are chained in a power-of-two bucket array that resizes incrementally (two tables while a
-// rehash is in progress, a few buckets moved per operation), so a resize of ten million keys never
-// stalls the loop and SCAN keeps its guarantee across it. Every chain link (bucket or next pointer)
-// carries 16 bits of the hash of the key it points to in its unused top bits, so a lookup compares
-// those before it touches an entry: a miss seldom reads one, a hit reads the one it wants.
+// bytes, in a keyspace of keys that can expire; a large value's table has none), for a key
+// longer than 1023 bytes or a value longer than 16 MiB the two lengths (8 bytes), then the key
+// bytes and the value bytes. The header holds the chain link, the short lengths, the
+// encoding and the time of the last access (OBJECT IDLETIME, later eviction). The header's encoding
+// says what the value bytes are: a string, a small collection packed inline (packed.h), or, for a
+// large collection, a pointer to the table that holds it, owned by the entry. Freeing such a table
+// can take long, so Erase and overwrites hand it to the Reclaimer (when the keyspace has one),
+// which frees it in slices. Entries are chained in a power-of-two bucket array that resizes
+// incrementally (two tables while a rehash is in progress, a few buckets moved per operation), so a
+// resize of ten million keys never stalls the loop and SCAN keeps its guarantee across it. Every
+// chain link (bucket or next pointer) carries 16 bits of the hash of the key it points to in its
+// unused top bits, so a lookup compares those before it touches an entry: a miss seldom reads one,
+// a hit reads the one it wants.
 //
 // Expiry: a key is expired when now_ms > deadline_ms. Find() and every operation that takes
 // now_ms treat an expired key as absent and remove it (lazy expiry); Peek() and size() do not.
@@ -95,18 +98,43 @@ constexpr ValueType TypeOf(Encoding e) {
 class Keyspace;
 class Reclaimer;
 
+// The time stamps behind OBJECT IDLETIME: whole seconds of the server's clock in 24 bits that
+// wrap, as Redis's LRU clock does (every 194 days). One is shared by a server's databases, and
+// the server sets it before each command, so a stamp costs a store, not a clock read.
+struct AccessClock {
+  static constexpr std::uint32_t kMax = (1u << 24) - 1;
+  static std::uint32_t StampAt(std::int64_t now_ms) {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(now_ms) / 1000) & kMax;
+  }
+  // Seconds from `stamp` to `now` (Redis's estimateObjectIdleTime, which counts a wrapped
+  // clock one second short).
+  static std::int64_t IdleSeconds(std::uint32_t stamp, std::uint32_t now) {
+    return now >= stamp ? now - stamp : now + (kMax - stamp);
+  }
+  void Set(std::int64_t now_ms, bool lookups_touch) {
+    now = StampAt(now_ms);
+    touch = lookups_touch;
+  }
+
+  std::uint32_t now = 0;
+  bool touch = true;  // whether lookups count as accesses (not for a CLIENT NO-TOUCH client)
+};
+
+// Whether a lookup counts as an access of the key (Redis's LOOKUP_NOTOUCH when not).
+enum class Touch : bool { kNo, kYes };
+
 class Entry {
  public:
-  std::string_view key() const { return {data(), key_len_}; }
+  std::string_view key() const { return {data(), key_len()}; }
   // The value bytes: a string, a packed collection, or (large encodings) a pointer.
-  std::string_view value() const { return {data() + key_len_, value_len_}; }
+  std::string_view value() const { return {data() + key_len(), value_len()}; }
   Encoding encoding() const { return static_cast<Encoding>(encoding_); }
   ValueType type() const { return TypeOf(encoding()); }
   bool is_string() const { return type() == ValueType::kString; }
   // What a large encoding's value bytes point to.
   LargeValue* large() const {
     LargeValue* v;
-    std::memcpy(&v, data() + key_len_, sizeof(v));
+    std::memcpy(&v, data() + key_len(), sizeof(v));
     return v;
   }
   // The table of a kHashTable or kSetTable value.
@@ -122,23 +150,62 @@ class Entry {
     const std::int64_t d = deadline_ms();
     return d != kNoDeadline && now_ms > d;
   }
+  // When the key was last read or written, as an AccessClock stamp (OBJECT IDLETIME).
+  std::uint32_t access_stamp() const { return access_; }
 
  private:
   friend class Keyspace;
-  // Where the key starts: after the header and, in a timed keyspace, the deadline. Computed
-  // without a branch, as every lookup reads it.
-  std::size_t header_size() const { return sizeof(Entry) + (std::size_t{timed_} << 3); }
+  // Lengths that fit these are kept in the header; an entry with a longer key or value is
+  // "wide": both lengths are in a word after the deadline, 8 more bytes it alone pays.
+  static constexpr std::size_t kShortKeyMax = (std::size_t{1} << 10) - 1;
+  static constexpr std::size_t kShortValueMax = (std::size_t{1} << 24) - 1;
+  struct WideLengths {
+    std::uint32_t key;
+    std::uint32_t value;
+  };
+
+  // Where the key starts: after the header, the deadline (in a timed keyspace) and the wide
+  // lengths. Computed without a branch, as every lookup reads it.
+  std::size_t header_size() const {
+    return sizeof(Entry) + ((std::size_t{timed_} + std::size_t{wide_}) << 3);
+  }
   const char* data() const { return reinterpret_cast<const char*>(this) + header_size(); }
   char* data() { return reinterpret_cast<char*>(this) + header_size(); }
   void set_deadline(std::int64_t d) { std::memcpy(reinterpret_cast<char*>(this + 1), &d, 8); }
+  WideLengths wide_lengths() const {
+    WideLengths w;
+    std::memcpy(&w, reinterpret_cast<const char*>(this + 1) + (std::size_t{timed_} << 3),
+                sizeof(w));
+    return w;
+  }
+  void set_wide_lengths(WideLengths w) {
+    std::memcpy(reinterpret_cast<char*>(this + 1) + (std::size_t{timed_} << 3), &w, sizeof(w));
+  }
+  std::size_t key_len() const { return wide_ ? wide_lengths().key : key_len_; }
+  std::size_t value_len() const { return wide_ ? wide_lengths().value : value_len_; }
+  // The entry must be wide, or `n` at most kShortValueMax.
+  void set_value_len(std::size_t n) {
+    if (wide_) {
+      WideLengths w = wide_lengths();
+      w.value = static_cast<std::uint32_t>(n);
+      set_wide_lengths(w);
+    } else {
+      value_len_ = n;
+    }
+  }
+  static bool NeedsWide(std::size_t key_len, std::size_t value_len) {
+    return key_len > kShortKeyMax || value_len > kShortValueMax;
+  }
 
-  std::size_t block_size() const { return header_size() + key_len_ + value_len_; }
+  std::size_t block_size() const { return header_size() + key_len() + value_len(); }
 
   std::uintptr_t next_;  // the next entry of the chain, tagged (see Keyspace::Link)
-  std::uint32_t key_len_ : 28;
-  std::uint32_t encoding_ : 4;
-  std::uint32_t value_len_ : 31;
-  std::uint32_t timed_ : 1;  // the deadline follows the header
+  std::uint64_t key_len_ : 10;
+  std::uint64_t value_len_ : 24;
+  std::uint64_t encoding_ : 4;
+  std::uint64_t timed_ : 1;  // the deadline follows the header
+  std::uint64_t wide_ : 1;   // the lengths follow the deadline
+  std::uint64_t access_ : 24;
 };
 static_assert(sizeof(Entry) == 16);
 
@@ -180,9 +247,9 @@ class KeyObserver {
 
 class Keyspace final : public LargeValue {
  public:
-  // Largest value: the header keeps 31 bits of its length.
+  // Largest value (past Redis's 512 MB; a wide entry's lengths have 32 bits).
   static constexpr std::size_t kMaxLength = 0x7FFFFFFFu;
-  // Largest key: the header keeps four bits of the key length for the encoding.
+  // Largest key (256 MiB; kept from when the header held 28 bits of it).
   static constexpr std::size_t kMaxKeyLength = (std::size_t{1} << 28) - 1;
 
   // `random` seeds the hash and drives sampling; it must outlive the keyspace. Entries come from
@@ -202,8 +269,9 @@ class Keyspace final : public LargeValue {
   // Keys held that carry a deadline.
   std::size_t volatile_size() const { return volatile_count_; }
 
-  // The live entry for `key`, or nullptr. Removes the key if it has expired.
-  Entry* Find(std::string_view key, std::int64_t now_ms);
+  // The live entry for `key`, or nullptr. Removes the key if it has expired. A lookup that
+  // touches stamps the entry with the access clock (when it is set and lets lookups touch).
+  Entry* Find(std::string_view key, std::int64_t now_ms, Touch touch = Touch::kYes);
   // A hint for a pipeline of lookups: starts loading the bucket `key` hashes to into cache.
   void PrefetchBucket(std::string_view key) const;
   // The second step of such a hint, once the bucket is loaded: starts loading the entry the
@@ -227,12 +295,17 @@ class Keyspace final : public LargeValue {
   // that has to move for a larger value is allocated half again as large, so that APPEND and
   // SETRANGE grow a string in amortized constant time, as Redis's sds does.
   Entry* ResizeValue(Entry* entry, std::size_t value_len, Encoding encoding);
-  static char* ValueBytes(Entry* entry) { return entry->data() + entry->key_len_; }
+  static char* ValueBytes(Entry* entry) { return entry->data() + entry->key_len(); }
   // Moves `entry` (of this keyspace) to `key` in `to`, which may be this keyspace: the value,
   // large or not, and the deadline go with it. `existing` is what to.Find(key) returned; it is
   // replaced. `entry` is invalid afterwards. Returns the new entry.
   Entry* MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing);
   void SetDeadline(Entry* entry, std::int64_t deadline_ms);
+  // Stamps every entry stored from now on, and each one a lookup touches. Stays with the index,
+  // as the expiry listener does. Null (a large value's table): no stamps.
+  void set_access_clock(const AccessClock* clock) { access_clock_ = clock; }
+  // Sets when `entry` was last accessed (RESTORE's IDLETIME).
+  static void SetAccessStamp(Entry* entry, std::uint32_t stamp) { entry->access_ = stamp; }
   // Removes an entry whose deadline has passed, as lazy expiry does: counted in expired_keys and
   // told to the expiry listener. The entry is invalid afterwards.
   void ExpireEntry(Entry* entry);
@@ -379,6 +452,9 @@ class Keyspace final : public LargeValue {
   // Frees the large value an entry owns (now or through the reclaimer).
   void ReleaseValue(Entry* entry);
   Entry* Relocate(Entry* existing, std::size_t needed);
+  // A copy of a short entry made wide, relinked in its place; `entry` is invalid afterwards.
+  Entry* Widen(Entry* entry);
+  std::uint32_t NowStamp() const { return access_clock_ != nullptr ? access_clock_->now : 0; }
 
   Random& random_;
   std::uint64_t seed_;
@@ -398,6 +474,7 @@ class Keyspace final : public LargeValue {
   std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]
   std::string scratch_;
   KeyObserver* observer_ = nullptr;
+  const AccessClock* access_clock_ = nullptr;
 };
 
 inline Keyspace* Entry::table() const { return static_cast<Keyspace*>(large()); }

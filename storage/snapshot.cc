@@ -13,7 +13,9 @@ namespace warden::storage {
 
 Entry* CopyEntry(const Entry& e, Keyspace& to, std::size_t& outside_pool) {
   if (!IsLarge(e.encoding())) {
-    return to.Store(e.key(), e.value(), e.deadline_ms(), nullptr, e.encoding());
+    Entry* copy = to.Store(e.key(), e.value(), e.deadline_ms(), nullptr, e.encoding());
+    Keyspace::SetAccessStamp(copy, e.access_stamp());
+    return copy;
   }
   std::string value;
   switch (e.encoding()) {
@@ -31,6 +33,7 @@ Entry* CopyEntry(const Entry& e, Keyspace& to, std::size_t& outside_pool) {
       break;
   }
   Entry* copy = to.Store(e.key(), value, e.deadline_ms(), nullptr, e.encoding());
+  Keyspace::SetAccessStamp(copy, e.access_stamp());
   switch (copy->encoding()) {
     case Encoding::kHashTable:
     case Encoding::kSetTable:

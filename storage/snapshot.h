@@ -52,8 +52,8 @@ class Snapshot {
   std::int64_t taken_ms_;
 };
 
-// Stores a copy of `e` (key, value of any encoding, deadline) in `to`, where the key must be
-// absent. A large value is duplicated on `to`'s pool. Returns the new entry and adds to
+// Stores a copy of `e` (key, value of any encoding, deadline, access stamp) in `to`, where the key
+// must be absent. A large value is duplicated on `to`'s pool. Returns the new entry and adds to
 // `outside_pool` the bytes the copy holds outside the pool and its entries.
 Entry* CopyEntry(const Entry& e, Keyspace& to, std::size_t& outside_pool);
 

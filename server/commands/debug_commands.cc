@@ -114,12 +114,14 @@ void DebugObject(CommandContext& ctx) {
     ctx.reply.Error(errors::kNoSuchKey);
     return;
   }
-  char line[160];
+  const std::uint32_t now = ctx.server.dbs.access_clock().now;
+  char line[192];
   std::snprintf(line, sizeof(line),
-                "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:0 "
-                "lru_seconds_idle:0",
+                "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u "
+                "lru_seconds_idle:%lld",
                 static_cast<const void*>(e), std::string(EncodingName(*e)).c_str(),
-                e->value().size() + 1);
+                e->value().size() + 1, static_cast<unsigned>(e->access_stamp()),
+                static_cast<long long>(storage::AccessClock::IdleSeconds(e->access_stamp(), now)));
   ctx.reply.Status(line);
 }
 

@@ -92,7 +92,7 @@ enum class TtlUnit { kSeconds, kMilliseconds };
 
 // TTL and PTTL (`absolute` false), EXPIRETIME and PEXPIRETIME (`absolute` true).
 void TtlGeneric(CommandContext& ctx, TtlUnit unit, bool absolute) {
-  const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  const Entry* entry = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms, storage::Touch::kNo);
   if (entry == nullptr) {
     NotifyKeyMiss(ctx, ctx.arg(1));
     ctx.reply.Integer(-2);

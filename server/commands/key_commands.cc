@@ -122,7 +122,7 @@ void ExistsCommand(CommandContext& ctx) {
   // Every argument counts, repeated ones included.
   std::int64_t found = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms) != nullptr) {
+    if (ctx.keyspace().Find(ctx.arg(i), ctx.now_ms, storage::Touch::kNo) != nullptr) {
       ++found;
     } else {
       NotifyKeyMiss(ctx, ctx.arg(i));
@@ -132,7 +132,7 @@ void ExistsCommand(CommandContext& ctx) {
 }
 
 void TypeCommand(CommandContext& ctx) {
-  const Entry* e = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms);
+  const Entry* e = ctx.keyspace().Find(ctx.arg(1), ctx.now_ms, storage::Touch::kNo);
   if (e == nullptr) NotifyKeyMiss(ctx, ctx.arg(1));
   ctx.reply.Status(e != nullptr ? TypeName(e->type()) : "none");
 }

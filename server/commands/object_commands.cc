@@ -77,9 +77,11 @@ namespace {
 
 using storage::Entry;
 
-// OBJECT's subcommands read the key without expiring it, as Redis's LOOKUP_NOTOUCH does not,
-// but a key past its deadline is missing all the same.
-const Entry* ObjectKey(CommandContext& ctx) { return ctx.keyspace().Find(ctx.arg(2), ctx.now_ms); }
+// OBJECT's subcommands read the key without expiring it or counting an access (Redis's
+// LOOKUP_NOTOUCH), but a key past its deadline is missing all the same.
+const Entry* ObjectKey(CommandContext& ctx) {
+  return ctx.keyspace().Find(ctx.arg(2), ctx.now_ms, storage::Touch::kNo);
+}
 
 void ObjectEncodingCommand(CommandContext& ctx) {
   const Entry* e = ObjectKey(ctx);
@@ -110,7 +112,8 @@ bool LfuPolicy(const CommandContext& ctx) {
 }
 
 void ObjectIdletimeCommand(CommandContext& ctx) {
-  if (ObjectKey(ctx) == nullptr) {
+  const Entry* e = ObjectKey(ctx);
+  if (e == nullptr) {
     ctx.reply.Null();
     return;
   }
@@ -120,9 +123,8 @@ void ObjectIdletimeCommand(CommandContext& ctx) {
         "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     return;
   }
-  // warden keeps no access times (it never evicts): every key reads as just used, whether or
-  // not the client asked CLIENT NO-TOUCH.
-  ctx.reply.Integer(0);
+  const storage::AccessClock& clock = ctx.server.dbs.access_clock();
+  ctx.reply.Integer(storage::AccessClock::IdleSeconds(e->access_stamp(), clock.now));
 }
 
 void ObjectFreqCommand(CommandContext& ctx) {

@@ -3,7 +3,8 @@
 With the clock frozen (DEBUG CLOCK FREEZE) nothing timed moves in real time, and DEBUG CLOCK
 ADVANCE does at once what became due: a blocked BLPOP times out, a CLIENT PAUSE ends, keys
 expire with their `expired` notification (unless active expiry is off: then only an access
-expires them, as in Redis), and TIME, script time and slow-log timestamps read the moved clock.
+expires them, as in Redis), and TIME, script time, slow-log timestamps and OBJECT IDLETIME
+read the moved clock.
 DEBUG WAIT-BLOCKED replaces sleeping until a worker blocks (its timeout is real time, which these
 tests also use to let real time pass while the clock stays frozen), and DEBUG UNSUPPORTED lists
 what warden answered as unknown.
@@ -280,6 +281,25 @@ def test_slowlog_entries_carry_warden_time(r):
         assert (entry["start_time"], entry["command"]) == (1_700_000_005, b"ECHO second")
     finally:
         r.config_set("slowlog-log-slower-than", threshold)
+
+
+def test_object_idletime_counts_warden_seconds_since_the_last_access(r, key):
+    r.set(key, "lease")
+    let_real_time_pass(r, 1100)
+    assert r.object("idletime", key) == 0
+    advance(r, 876)  # 1,700,000,000.999: still the same second
+    assert r.object("idletime", key) == 0
+    advance(r, 1)
+    assert r.object("idletime", key) == 1
+    advance(r, 3_600_000)
+    assert r.type(key) == b"string"  # TYPE, TTL and EXISTS are no access, as in Redis
+    assert r.ttl(key) == -1
+    assert r.exists(key) == 1
+    assert r.object("idletime", key) == 3601
+    assert r.get(key) == b"lease"
+    assert r.object("idletime", key) == 0
+    advance(r, 2000)
+    assert r.object("idletime", key) == 2
 
 
 # --- DEBUG WAIT-BLOCKED ---------------------------------------------------------------------
