@@ -251,6 +251,12 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   if (name == "latency-monitor-threshold") {
     return int_option(0, INT64_MAX, c.latency_monitor_threshold_ms);
   }
+  if (name == "lua-native-scripts") {
+    if (!one() || !ParseYesNo(a[0], c.lua_native_scripts)) {
+      return Fail(d, "argument must be 'yes' or 'no'");
+    }
+    return std::nullopt;
+  }
   if (name == "latency-tracking") {
     if (!one() || !ParseYesNo(a[0], c.latency_tracking)) {
       return Fail(d, "argument must be 'yes' or 'no'");
@@ -462,6 +468,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"busy-reply-threshold", std::to_string(c.busy_reply_threshold_ms)},
       {"lua-time-limit", std::to_string(c.busy_reply_threshold_ms)},
       {"script-memory-limit", std::to_string(c.script_memory_limit)},
+      {"lua-native-scripts", YesNo(c.lua_native_scripts)},
       {"active-expire-effort", std::to_string(c.active_expire_effort)},
       {"slowlog-log-slower-than", std::to_string(c.slowlog_log_slower_than_us)},
       {"slowlog-max-len", std::to_string(c.slowlog_max_len)},

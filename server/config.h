@@ -44,6 +44,8 @@ struct Config {
   // On SIGTERM, how long replies already computed may take to reach slow readers.
   std::int64_t shutdown_timeout_s = 10;
   std::int64_t busy_reply_threshold_ms = 5000;
+  // Known lock scripts run as native code instead of Lua (server/scripting/native_scripts.h).
+  bool lua_native_scripts = true;
   // Cap on the Lua interpreter's memory while a script runs (0: none).
   std::int64_t script_memory_limit = 256LL * 1024 * 1024;
   int active_expire_effort = 1;

@@ -21,14 +21,6 @@
 
 namespace warden::server {
 
-struct ScriptEngine::RunState {
-  std::string_view sha;
-  std::int64_t start_us = 0;
-  bool read_only = false;
-  bool wrote = false;
-  bool killed = false;
-};
-
 namespace {
 
 // Redis installs its timeout hook every 100000 VM instructions.
@@ -430,6 +422,7 @@ const Script* ScriptEngine::Load(std::string_view body, char (&sha)[41],
   lua_setfenv(lua_, -2);
   script.function_ref = luaL_ref(lua_, LUA_REGISTRYINDEX);
   script.body.assign(body);
+  script.native = FindNativeScript(std::string_view(sha, 40));
   return &scripts_.emplace(std::string(sha, 40), std::move(script)).first->second;
 }
 
@@ -587,14 +580,11 @@ int Trampoline(lua_State* lua) {
 
 }  // namespace
 
-void ScriptEngine::Run(const Script& script, std::string_view sha, Session& caller,
-                       std::span<const std::string_view> keys,
-                       std::span<const std::string_view> args, bool read_only,
-                       protocol::ReplyWriter& reply) {
-  RunState run;
+std::int64_t ScriptEngine::BeginRun(RunState& run, std::string_view sha, Session& caller,
+                                    bool read_only) {
   run.sha = sha;
   run.start_us = server_.clock.MonotonicUs();
-  run.read_only = read_only || script.no_writes;
+  run.read_only = read_only;
   running_ = &run;
   caller_ = &caller;
   busy_ = false;
@@ -604,6 +594,26 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   // Inside EXEC, the transaction's.
   const std::int64_t outer_now_ms = server_.frozen_now_ms;
   if (outer_now_ms < 0) server_.frozen_now_ms = server_.clock.NowMs();
+  return outer_now_ms;
+}
+
+void ScriptEngine::EndRun(std::int64_t outer_now_ms) {
+  server_.frozen_now_ms = outer_now_ms;
+  running_ = nullptr;
+  caller_ = nullptr;
+  busy_ = false;
+}
+
+void ScriptEngine::Run(const Script& script, std::string_view sha, Session& caller,
+                       std::span<const std::string_view> keys,
+                       std::span<const std::string_view> args, bool read_only,
+                       protocol::ReplyWriter& reply) {
+  if (script.native != nullptr && server_.config.lua_native_scripts &&
+      RunNative(*script.native, sha, caller, keys, args, read_only || script.no_writes, reply)) {
+    return;
+  }
+  RunState run;
+  const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only || script.no_writes);
 
   const int base = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);
@@ -612,10 +622,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   lua_pushlightuserdata(lua_, &frame);
   const int status = lua_pcall(lua_, 1, 1, base + 1);
 
-  server_.frozen_now_ms = outer_now_ms;
-  running_ = nullptr;
-  caller_ = nullptr;
-  busy_ = false;
+  EndRun(outer_now_ms);
   lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
 
   if (status == 0) {

@@ -21,6 +21,7 @@
 
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
+#include "server/scripting/native_scripts.h"
 #include "server/session.h"
 
 struct lua_State;
@@ -29,12 +30,14 @@ struct lua_Debug;
 namespace warden::server {
 
 class ServerState;
+class NativeRunner;
 
 struct Script {
   std::string body;
   int function_ref = 0;  // the compiled chunk, in the Lua registry
   bool has_shebang = false;
-  bool no_writes = false;  // shebang flags=no-writes
+  bool no_writes = false;                // shebang flags=no-writes
+  const NativeScript* native = nullptr;  // a known lock script's native form (native_scripts.h)
 };
 
 class ScriptEngine {
@@ -68,6 +71,8 @@ class ScriptEngine {
   // Past busy-reply-threshold: other clients are answered BUSY.
   bool busy() const { return busy_; }
   std::size_t cached_scripts() const { return scripts_.size(); }
+  // Script runs that took a native form (tests check that they do).
+  std::uint64_t native_runs() const { return native_runs_; }
   std::size_t memory_bytes() const { return lua_memory_; }
   // The cached scripts' bodies and their cache entries (INFO's used_memory_scripts_eval).
   std::size_t scripts_bytes() const {
@@ -84,7 +89,14 @@ class ScriptEngine {
   void SeedRandom(std::int32_t seed);
 
  private:
-  struct RunState;
+  friend class NativeRunner;
+  struct RunState {
+    std::string_view sha;
+    std::int64_t start_us = 0;
+    bool read_only = false;
+    bool wrote = false;
+    bool killed = false;
+  };
   struct StringHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -92,6 +104,15 @@ class ScriptEngine {
 
   void CreateState();
   void DestroyState();
+  // What every run, in Lua or native, sets up and puts back: the running state, the caller, the
+  // script's database and protocol, and the frozen time. EndRun takes what BeginRun returned.
+  std::int64_t BeginRun(RunState& run, std::string_view sha, Session& caller, bool read_only);
+  void EndRun(std::int64_t outer_now_ms);
+  // Runs a known script's native form (native_run.cc); false, having done nothing, when this
+  // call is one the native form does not cover.
+  bool RunNative(const NativeScript& native, std::string_view sha, Session& caller,
+                 std::span<const std::string_view> keys, std::span<const std::string_view> args,
+                 bool read_only, protocol::ReplyWriter& reply);
   static void* Allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size);
   static void Hook(lua_State* lua, lua_Debug* ar);
 
@@ -120,6 +141,7 @@ class ScriptEngine {
   RunState* running_ = nullptr;
   const Session* caller_ = nullptr;
   bool busy_ = false;
+  std::uint64_t native_runs_ = 0;
   std::function<void()> poll_clients_;
   std::function<bool()> interrupt_check_;
 

@@ -2,7 +2,7 @@
 // clock: each library's acquire, extend and release paths for owner and non-owner tokens, on
 // keys present, absent, without TTL and expired, with exact replies and exact TTLs. Scripts are
 // sent the way the libraries send them: EVALSHA first, EVAL when the reply is NOSCRIPT.
-#include "tests/scripting/lock_library_scripts.h"
+#include "server/scripting/lock_library_scripts.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,9 @@
 //                          touchScript); later v4 (deleteScript returning -1 for a missing key,
 //                          touchWithSetNXScript), whose SHA-1s the latest scripts.go pins.
 //
-// The differential case file tests/differential/cases/scripting_lock_libraries.txt sends the same
-// texts to redis-server 7.0 and warden.
+// warden runs each as native code (native_scripts.h); tests/scripting/native_scripts_test.cc runs
+// them both ways, and the differential case file
+// tests/differential/cases/scripting_lock_libraries.txt sends them to redis-server 7.0 and warden.
 #pragma once
 
 #include <string_view>
@@ -237,5 +238,144 @@ constexpr std::string_view kRedsyncTouchWithSetNx =
     "\telse\n"
     "\t\treturn 0\n"
     "\tend\n";
+
+// Further texts of the same scripts (each a different SHA-1, so each is listed):
+
+// the redis-cli lock lesson (../shared/seeds), compare-and-delete.
+constexpr std::string_view kLessonRedisCli =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 "
+    "end";
+
+// the Node.js lock lesson (../shared/seeds), compare-and-delete as its template literal.
+constexpr std::string_view kLessonNode =
+    "\n"
+    "if redis.call('get', KEYS[1]) == ARGV[1] then\n"
+    "return redis.call('del', KEYS[1])\n"
+    "else\n"
+    "return 0\n"
+    "end";
+
+// the SET page of the Redis documentation, its unlock example.
+constexpr std::string_view kRedisDocsUnlock =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1]\n"
+    "then\n"
+    "    return redis.call(\"del\",KEYS[1])\n"
+    "else\n"
+    "    return 0\n"
+    "end";
+
+// Elixir redlock, lib/redlock/command.ex, @helper_script.
+constexpr std::string_view kElixirRedlockUnlock =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then\n"
+    "return redis.call(\"del\",KEYS[1])\n"
+    "else\n"
+    "return 0\n"
+    "end\n";
+
+// compare-and-delete on one line, double quotes (bench/lockcycle.c, many blog posts).
+constexpr std::string_view kOneLineUnlockDouble =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) else return "
+    "0 end";
+
+// compare-and-delete on one line, single quotes (Jedis and Spring examples).
+constexpr std::string_view kOneLineUnlockSingle =
+    "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 "
+    "end";
+
+// compare-and-delete on one line, single quotes and spaces (tests/clients/node/helpers.mjs).
+constexpr std::string_view kOneLineUnlockSpaced =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 "
+    "end";
+
+// node-redlock v3, redlock.js, unlockScript.
+constexpr std::string_view kRedlock3Unlock =
+    "if redis.call(\"get\", KEYS[1]) == ARGV[1] then return redis.call(\"del\", KEYS[1]) else "
+    "return 0 end";
+
+// compare-and-pexpire on one line, double quotes (bench/lockcycle.c).
+constexpr std::string_view kOneLineExtendDouble =
+    "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\",KEYS[1],ARGV[2]) "
+    "else return 0 end";
+
+// compare-and-pexpire on one line, single quotes.
+constexpr std::string_view kOneLineExtendSingle =
+    "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('pexpire',KEYS[1],ARGV[2]) "
+    "else return 0 end";
+
+// compare-and-pexpire on one line, single quotes and spaces (tests/clients/node/helpers.mjs).
+constexpr std::string_view kOneLineExtendSpaced =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) "
+    "else return 0 end";
+
+// node-redlock v3, redlock.js, extendScript.
+constexpr std::string_view kRedlock3Extend =
+    "if redis.call(\"get\", KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\", KEYS[1], "
+    "ARGV[2]) else return 0 end";
+
+// @sesamecare-oss/redlock 1.4, build/scripts.js, ACQUIRE_SCRIPT (DB_SELECT_SCRIPT inlined).
+constexpr std::string_view kSesame14Acquire =
+    "\n"
+    "  \n"
+    "  -- Protected call to execute SELECT command if supported\n"
+    "  redis.pcall(\"SELECT\", tonumber(ARGV[1]))\n"
+    "\n"
+    "\n"
+    "  -- Return 0 if an entry already exists.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    if redis.call(\"exists\", key) == 1 then\n"
+    "      return 0\n"
+    "    end\n"
+    "  end\n"
+    "\n"
+    "  -- Create an entry for each provided key.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    redis.call(\"set\", key, ARGV[2], \"PX\", ARGV[3])\n"
+    "  end\n"
+    "\n"
+    "  -- Return the number of entries added.\n"
+    "  return #KEYS\n";
+
+// @sesamecare-oss/redlock 1.4, build/scripts.js, EXTEND_SCRIPT.
+constexpr std::string_view kSesame14Extend =
+    "\n"
+    "  \n"
+    "  -- Protected call to execute SELECT command if supported\n"
+    "  redis.pcall(\"SELECT\", tonumber(ARGV[1]))\n"
+    "\n"
+    "\n"
+    "  -- Return 0 if an entry exists with a *different* lock value.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    if redis.call(\"get\", key) ~= ARGV[2] then\n"
+    "      return 0\n"
+    "    end\n"
+    "  end\n"
+    "\n"
+    "  -- Update the entry for each provided key.\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    redis.call(\"set\", key, ARGV[2], \"PX\", ARGV[3])\n"
+    "  end\n"
+    "\n"
+    "  -- Return the number of entries updated.\n"
+    "  return #KEYS\n";
+
+// @sesamecare-oss/redlock 1.4, build/scripts.js, RELEASE_SCRIPT.
+constexpr std::string_view kSesame14Release =
+    "\n"
+    "  \n"
+    "  -- Protected call to execute SELECT command if supported\n"
+    "  redis.pcall(\"SELECT\", tonumber(ARGV[1]))\n"
+    "\n"
+    "\n"
+    "  local count = 0\n"
+    "  for i, key in ipairs(KEYS) do\n"
+    "    -- Only remove entries for *this* lock value.\n"
+    "    if redis.call(\"get\", key) == ARGV[2] then\n"
+    "      redis.pcall(\"del\", key)\n"
+    "      count = count + 1\n"
+    "    end\n"
+    "  end\n"
+    "\n"
+    "  -- Return the number of entries removed.\n"
+    "  return count\n";
 
 }  // namespace warden::server::lock_scripts

@@ -1,0 +1,379 @@
+// The native forms of known lock scripts (native_scripts.h): what each covers, and how it runs.
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <string_view>
+
+#include "protocol/reply_writer.h"
+#include "server/dispatcher.h"
+#include "server/scripting/native_scripts.h"
+#include "server/scripting/script_engine.h"
+#include "server/server_state.h"
+#include "storage/keyspace.h"
+
+namespace warden::server {
+namespace {
+
+// A canonical decimal integer (no sign on zero, no leading zeros) below 10^15 in magnitude:
+// PEXPIRE takes it whatever the clock reads, and so does SET's PX when it is positive.
+bool IsPlainMillis(std::string_view arg, bool positive) {
+  std::string_view digits = arg;
+  const bool negative = !digits.empty() && digits[0] == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.size() > 15) return false;
+  if (digits[0] == '0' && (digits.size() > 1 || negative || positive)) return false;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return false;
+  }
+  return !(positive && negative);
+}
+
+// tonumber(arg) written back as redis.call writes a Lua number: the same digits only when arg
+// is a canonical non-negative integer, which SELECT accepts when below the database count.
+bool IsPlainDb(std::string_view arg, int databases, int& db) {
+  if (arg.empty() || arg.size() > 4 || (arg[0] == '0' && arg.size() > 1)) return false;
+  int n = 0;
+  for (const char c : arg) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + (c - '0');
+  }
+  if (n >= databases) return false;
+  db = n;
+  return true;
+}
+
+// Every key holds a string or nothing: GET answers without an error.
+bool AllStrings(const storage::Keyspace& keyspace, std::span<const std::string_view> keys) {
+  for (const std::string_view key : keys) {
+    const storage::Entry* e = keyspace.Peek(key);
+    if (e != nullptr && !e->is_string()) return false;
+  }
+  return true;
+}
+
+// Whether the native form gives what the Lua form would for these KEYS and ARGV (the script's
+// own ARGV, after a SELECTing script's database).
+bool Covers(NativeProgram program, const storage::Keyspace& keyspace,
+            std::span<const std::string_view> keys, std::span<const std::string_view> argv) {
+  switch (program) {
+    case NativeProgram::kCompareAndDelete:
+    case NativeProgram::kCompareAndDeleteOrMissing:
+    case NativeProgram::kTokenDelete:
+      return !keys.empty() && !argv.empty() && AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kTouchOrSetNx:
+      return !keys.empty() && argv.size() >= 2 && IsPlainMillis(argv[1], true) &&
+             AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kCompareAndPexpire:
+    case NativeProgram::kTokenPexpire:
+    case NativeProgram::kTokenExtend:
+      return !keys.empty() && argv.size() >= 2 && IsPlainMillis(argv[1], false) &&
+             AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kRedlockAcquire:
+      return argv.size() >= 2 && IsPlainMillis(argv[1], true);
+    case NativeProgram::kRedlockExtend:
+      return argv.size() >= 2 && IsPlainMillis(argv[1], true) && AllStrings(keyspace, keys);
+    case NativeProgram::kRedlockRelease:
+      return !argv.empty() && AllStrings(keyspace, keys);
+  }
+  return false;
+}
+
+// A RESP2 bulk reply: `nil` for a null one.
+bool ReadBulk(std::string_view reply, std::string_view& value, bool& nil) {
+  if (reply.size() < 4 || reply[0] != '$') return false;
+  nil = reply[1] == '-';
+  if (nil) return true;
+  const std::size_t header_end = reply.find("\r\n");
+  if (header_end == std::string_view::npos) return false;
+  value = reply.substr(header_end + 2, reply.size() - header_end - 4);
+  return true;
+}
+
+bool ReadInteger(std::string_view reply, std::int64_t& n) {
+  if (reply.size() < 4 || reply[0] != ':') return false;
+  std::string_view digits = reply.substr(1, reply.size() - 3);
+  const bool negative = !digits.empty() && digits[0] == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty()) return false;
+  std::int64_t v = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  n = negative ? -v : v;
+  return true;
+}
+
+}  // namespace
+
+// One run: the calls go through RunScriptCommand, as a redis.call does. A call whose reply is
+// not what the prechecks promise (an error, or a type they ruled out) ends the run with the
+// error a redis.call raising there would give, so even an unforeseen case answers as Lua.
+class NativeRunner {
+ public:
+  NativeRunner(const NativeScript& native, std::string_view sha, ServerState& server,
+               Session& session, ScriptEngine::RunState& run, std::string& buffer,
+               protocol::ReplyWriter& reply)
+      : native_(native),
+        sha_(sha),
+        server_(server),
+        session_(session),
+        run_(run),
+        buffer_(buffer),
+        reply_(reply) {}
+
+  // Runs call site `site` with `args` after the command name; false once it raised.
+  bool Call(std::size_t site, std::initializer_list<std::string_view> args) {
+    std::string_view argv[8];
+    std::size_t argc = 0;
+    argv[argc++] = native_.calls[site].name;
+    for (const std::string_view arg : args) argv[argc++] = arg;
+    buffer_.clear();
+    protocol::ReplyWriter writer(&buffer_, 2);
+    RunScriptCommand(server_, session_, std::span<const std::string_view>(argv, argc),
+                     run_.read_only, run_.wrote, writer);
+    last_site_ = site;
+    if (!buffer_.empty() && buffer_[0] == '-') return Raise();
+    return true;
+  }
+  // The same for redis.pcall: an error is the script's to ignore.
+  void ProtectedCall(std::size_t site, std::initializer_list<std::string_view> args) {
+    std::string_view argv[8];
+    std::size_t argc = 0;
+    argv[argc++] = native_.calls[site].name;
+    for (const std::string_view arg : args) argv[argc++] = arg;
+    buffer_.clear();
+    protocol::ReplyWriter writer(&buffer_, 2);
+    RunScriptCommand(server_, session_, std::span<const std::string_view>(argv, argc),
+                     run_.read_only, run_.wrote, writer);
+  }
+
+  // The last call's reply as GET's: false (having replied) when it was not a bulk reply.
+  bool Bulk(std::string_view& value, bool& nil) {
+    return ReadBulk(buffer_, value, nil) || Unexpected();
+  }
+  bool Integer(std::int64_t& n) { return ReadInteger(buffer_, n) || Unexpected(); }
+  // The script returns the last call's integer reply.
+  void ReturnLastInteger() {
+    std::int64_t n = 0;
+    if (Integer(n)) reply_.Integer(n);
+  }
+  void Return(std::int64_t n) { reply_.Integer(n); }
+  bool LastIsStatus() const { return !buffer_.empty() && buffer_[0] == '+'; }
+
+ private:
+  // As Run reports an error raised by redis.call: the command's error, where it was raised.
+  bool Raise() {
+    std::string_view error(buffer_);
+    error.remove_prefix(1);
+    if (error.size() >= 2) error.remove_suffix(2);
+    const std::size_t mark = reply_.BeginError();
+    reply_.Raw(error);
+    reply_.Raw(" script: ");
+    reply_.Raw(sha_);
+    reply_.Raw(", on @user_script:");
+    char line[16];
+    const int n = std::snprintf(line, sizeof(line), "%d", native_.calls[last_site_].line);
+    reply_.Raw(std::string_view(line, static_cast<std::size_t>(n)));
+    reply_.Raw(".");
+    reply_.EndError(mark, true);
+    return false;
+  }
+  bool Unexpected() {
+    reply_.Error({"ERR internal error: unexpected reply to a native script's call script: ", sha_});
+    return false;
+  }
+
+  const NativeScript& native_;
+  std::string_view sha_;
+  ServerState& server_;
+  Session& session_;
+  ScriptEngine::RunState& run_;
+  std::string& buffer_;
+  protocol::ReplyWriter& reply_;
+  std::size_t last_site_ = 0;
+};
+
+namespace {
+
+void CompareAndDelete(NativeRunner& r, std::string_view key, std::string_view token) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (nil || value != token) return r.Return(0);
+  if (r.Call(1, {key})) r.ReturnLastInteger();
+}
+
+// go-redsync's later delete: -1 tells the caller the lock was already gone.
+void CompareAndDeleteOrMissing(NativeRunner& r, std::string_view key, std::string_view token) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (nil) return r.Return(-1);
+  if (value != token) return r.Return(0);
+  if (r.Call(1, {key})) r.ReturnLastInteger();
+}
+
+// go-redsync's touchWithSetNX: extends its own lock, or takes a free one.
+void TouchOrSetNx(NativeRunner& r, std::string_view key, std::string_view token,
+                  std::string_view ms) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (!nil && value == token) {
+    if (r.Call(1, {key, ms})) r.ReturnLastInteger();
+    return;
+  }
+  if (!r.Call(2, {key, token, "PX", ms, "NX"})) return;
+  // SET's +OK is a table in Lua (true); its nil reply is false.
+  r.Return(r.LastIsStatus() ? 1 : 0);
+}
+
+void CompareAndPexpire(NativeRunner& r, std::string_view key, std::string_view token,
+                       std::string_view ms) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (nil || value != token) return r.Return(0);
+  if (r.Call(1, {key, ms})) r.ReturnLastInteger();
+}
+
+// redis-py's release (`del`) and reacquire (`pexpire`): the token, then one call and 1.
+void TokenThen(NativeRunner& r, std::string_view key, std::string_view token,
+               std::initializer_list<std::string_view> then_args) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (nil || value != token) return r.Return(0);
+  if (r.Call(1, then_args)) r.Return(1);
+}
+
+// redis-py's extend: ARGV[3] == "0" adds ARGV[2] to the time left, else replaces it.
+void TokenExtend(NativeRunner& r, std::span<const std::string_view> keys,
+                 std::span<const std::string_view> argv) {
+  const std::string_view key = keys[0];
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (nil || value != argv[0]) return r.Return(0);
+  std::int64_t left = 0;
+  if (!r.Call(1, {key}) || !r.Integer(left)) return;
+  if (left < 0) return r.Return(0);
+  char sum[24];
+  std::string_view ttl = argv[1];
+  if (argv.size() >= 3 && argv[2] == "0") {
+    // Both below 10^15 and 2^63 ms: the sum Lua makes in a double is exact, and its %.17g is
+    // the integer's digits.
+    std::int64_t add = 0;
+    for (const char c : argv[1].substr(argv[1][0] == '-' ? 1 : 0)) add = add * 10 + (c - '0');
+    if (argv[1][0] == '-') add = -add;
+    const int n = std::snprintf(sum, sizeof(sum), "%lld", static_cast<long long>(add + left));
+    ttl = std::string_view(sum, static_cast<std::size_t>(n));
+  }
+  if (r.Call(2, {key, ttl})) r.Return(1);
+}
+
+void RedlockAcquire(NativeRunner& r, std::size_t first, std::span<const std::string_view> keys,
+                    std::span<const std::string_view> argv) {
+  for (const std::string_view key : keys) {
+    std::int64_t exists = 0;
+    if (!r.Call(first, {key}) || !r.Integer(exists)) return;
+    if (exists == 1) return r.Return(0);
+  }
+  for (const std::string_view key : keys) {
+    if (!r.Call(first + 1, {key, argv[0], "PX", argv[1]})) return;
+  }
+  r.Return(static_cast<std::int64_t>(keys.size()));
+}
+
+void RedlockExtend(NativeRunner& r, std::size_t first, std::span<const std::string_view> keys,
+                   std::span<const std::string_view> argv) {
+  for (const std::string_view key : keys) {
+    std::string_view value;
+    bool nil = false;
+    if (!r.Call(first, {key}) || !r.Bulk(value, nil)) return;
+    if (nil || value != argv[0]) return r.Return(0);
+  }
+  for (const std::string_view key : keys) {
+    if (!r.Call(first + 1, {key, argv[0], "PX", argv[1]})) return;
+  }
+  r.Return(static_cast<std::int64_t>(keys.size()));
+}
+
+void RedlockRelease(NativeRunner& r, std::size_t first, std::span<const std::string_view> keys,
+                    std::span<const std::string_view> argv) {
+  std::int64_t count = 0;
+  for (const std::string_view key : keys) {
+    std::string_view value;
+    bool nil = false;
+    if (!r.Call(first, {key}) || !r.Bulk(value, nil)) return;
+    if (!nil && value == argv[0]) {
+      r.ProtectedCall(first + 1, {key});
+      ++count;
+    }
+  }
+  r.Return(count);
+}
+
+}  // namespace
+
+bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, Session& caller,
+                             std::span<const std::string_view> keys,
+                             std::span<const std::string_view> args, bool read_only,
+                             protocol::ReplyWriter& reply) {
+  // Every known script writes: under EVAL_RO the interpreter gives the refusal, with its line.
+  if (read_only) return false;
+  int db = caller.db;
+  std::span<const std::string_view> argv = args;
+  if (native.selects_db) {
+    if (args.empty() || !IsPlainDb(args[0], server_.dbs.count(), db)) return false;
+    argv = args.subspan(1);
+  }
+  if (!Covers(native.program, server_.dbs.db(db), keys, argv)) return false;
+
+  ++native_runs_;
+  RunState run;
+  const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only);
+  NativeRunner r(native, sha, server_, script_session_, run, call_reply_, reply);
+  std::size_t first = 0;
+  if (native.selects_db) {
+    r.ProtectedCall(0, {args[0]});
+    first = 1;
+  }
+  switch (native.program) {
+    case NativeProgram::kCompareAndDelete:
+      CompareAndDelete(r, keys[0], argv[0]);
+      break;
+    case NativeProgram::kCompareAndPexpire:
+      CompareAndPexpire(r, keys[0], argv[0], argv[1]);
+      break;
+    case NativeProgram::kCompareAndDeleteOrMissing:
+      CompareAndDeleteOrMissing(r, keys[0], argv[0]);
+      break;
+    case NativeProgram::kTouchOrSetNx:
+      TouchOrSetNx(r, keys[0], argv[0], argv[1]);
+      break;
+    case NativeProgram::kTokenDelete:
+      TokenThen(r, keys[0], argv[0], {keys[0]});
+      break;
+    case NativeProgram::kTokenPexpire:
+      TokenThen(r, keys[0], argv[0], {keys[0], argv[1]});
+      break;
+    case NativeProgram::kTokenExtend:
+      TokenExtend(r, keys, argv);
+      break;
+    case NativeProgram::kRedlockAcquire:
+      RedlockAcquire(r, first, keys, argv);
+      break;
+    case NativeProgram::kRedlockExtend:
+      RedlockExtend(r, first, keys, argv);
+      break;
+    case NativeProgram::kRedlockRelease:
+      RedlockRelease(r, first, keys, argv);
+      break;
+  }
+  EndRun(outer_now_ms);
+  return true;
+}
+
+}  // namespace warden::server

@@ -1,0 +1,163 @@
+#include "server/scripting/native_scripts.h"
+
+#include <cstdlib>
+#include <unordered_map>
+
+#include "server/scripting/lock_library_scripts.h"
+#include "server/scripting/sha1.h"
+
+namespace warden::server {
+namespace {
+
+struct KnownBody {
+  NativeProgram program;
+  bool selects_db;
+  std::string_view body;
+};
+
+// Every known text, with the program it is. The texts and where each comes from are in
+// lock_library_scripts.h.
+constexpr KnownBody kKnownBodies[] = {
+    {NativeProgram::kTokenDelete, false, lock_scripts::kRedisPyRelease},
+    {NativeProgram::kTokenExtend, false, lock_scripts::kRedisPyExtend},
+    {NativeProgram::kTokenPexpire, false, lock_scripts::kRedisPyReacquire},
+    {NativeProgram::kRedlockAcquire, false, lock_scripts::kRedlock4Lock},
+    {NativeProgram::kRedlockExtend, false, lock_scripts::kRedlock4Extend},
+    {NativeProgram::kRedlockRelease, false, lock_scripts::kRedlock4Unlock},
+    {NativeProgram::kRedlockAcquire, false, lock_scripts::kSesameAcquire},
+    {NativeProgram::kRedlockExtend, false, lock_scripts::kSesameExtend},
+    {NativeProgram::kRedlockRelease, false, lock_scripts::kSesameRelease},
+    {NativeProgram::kRedlockAcquire, true, lock_scripts::kSesame14Acquire},
+    {NativeProgram::kRedlockExtend, true, lock_scripts::kSesame14Extend},
+    {NativeProgram::kRedlockRelease, true, lock_scripts::kSesame14Release},
+    {NativeProgram::kTokenPexpire, false, lock_scripts::kSemaphoreRefresh},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kSemaphoreRelease},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kRedsyncDeleteEarly},
+    {NativeProgram::kCompareAndPexpire, false, lock_scripts::kRedsyncTouch},
+    {NativeProgram::kCompareAndDeleteOrMissing, false, lock_scripts::kRedsyncDelete},
+    {NativeProgram::kTouchOrSetNx, false, lock_scripts::kRedsyncTouchWithSetNx},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonRedisCli},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonNode},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kRedisDocsUnlock},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kElixirRedlockUnlock},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kOneLineUnlockDouble},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kOneLineUnlockSingle},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kOneLineUnlockSpaced},
+    {NativeProgram::kCompareAndDelete, false, lock_scripts::kRedlock3Unlock},
+    {NativeProgram::kCompareAndPexpire, false, lock_scripts::kOneLineExtendDouble},
+    {NativeProgram::kCompareAndPexpire, false, lock_scripts::kOneLineExtendSingle},
+    {NativeProgram::kCompareAndPexpire, false, lock_scripts::kOneLineExtendSpaced},
+    {NativeProgram::kCompareAndPexpire, false, lock_scripts::kRedlock3Extend},
+};
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+// The commands each program calls, in the order their calls appear in the script's text.
+std::vector<std::string_view> ExpectedCalls(NativeProgram program, bool selects_db) {
+  std::vector<std::string_view> calls;
+  if (selects_db) calls.push_back("select");
+  switch (program) {
+    case NativeProgram::kCompareAndDelete:
+    case NativeProgram::kCompareAndDeleteOrMissing:
+    case NativeProgram::kTokenDelete:
+      calls.insert(calls.end(), {"get", "del"});
+      break;
+    case NativeProgram::kCompareAndPexpire:
+    case NativeProgram::kTokenPexpire:
+      calls.insert(calls.end(), {"get", "pexpire"});
+      break;
+    case NativeProgram::kTokenExtend:
+      calls.insert(calls.end(), {"get", "pttl", "pexpire"});
+      break;
+    case NativeProgram::kTouchOrSetNx:
+      calls.insert(calls.end(), {"get", "pexpire", "set"});
+      break;
+    case NativeProgram::kRedlockAcquire:
+      calls.insert(calls.end(), {"exists", "set"});
+      break;
+    case NativeProgram::kRedlockExtend:
+      calls.insert(calls.end(), {"get", "set"});
+      break;
+    case NativeProgram::kRedlockRelease:
+      calls.insert(calls.end(), {"get", "del"});
+      break;
+  }
+  return calls;
+}
+
+// Every redis.call("name" / redis.pcall('name' in the text, with the line it is on.
+std::vector<NativeCallSite> CallSites(std::string_view body) {
+  std::vector<NativeCallSite> sites;
+  std::size_t pos = 0;
+  while ((pos = body.find("redis.", pos)) != std::string_view::npos) {
+    std::size_t p = pos + 6;
+    if (body.compare(p, 5, "call(") == 0) {
+      p += 5;
+    } else if (body.compare(p, 6, "pcall(") == 0) {
+      p += 6;
+    } else {
+      pos = p;
+      continue;
+    }
+    while (p < body.size() && body[p] == ' ') ++p;
+    const char quote = p < body.size() ? body[p] : '\0';
+    const std::size_t end = body.find(quote, p + 1);
+    NativeCallSite site;
+    site.name = std::string(body.substr(p + 1, end - p - 1));
+    site.line = 1;
+    for (std::size_t i = 0; i < pos; ++i) site.line += body[i] == '\n' ? 1 : 0;
+    sites.push_back(std::move(site));
+    pos = end;
+  }
+  return sites;
+}
+
+std::vector<NativeScript> BuildScripts() {
+  std::vector<NativeScript> scripts;
+  for (const KnownBody& known : kKnownBodies) {
+    NativeScript script;
+    script.program = known.program;
+    script.selects_db = known.selects_db;
+    script.body = known.body;
+    char sha[41];
+    Sha1Hex(known.body, sha);
+    script.sha.assign(sha, 40);
+    script.calls = CallSites(known.body);
+    // The table and the programs must agree on which command each call site runs.
+    const std::vector<std::string_view> expected = ExpectedCalls(known.program, known.selects_db);
+    if (script.calls.size() != expected.size()) std::abort();
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (!EqualsNoCase(script.calls[i].name, expected[i])) std::abort();
+    }
+    scripts.push_back(std::move(script));
+  }
+  return scripts;
+}
+
+const std::vector<NativeScript>& Scripts() {
+  static const std::vector<NativeScript> scripts = BuildScripts();
+  return scripts;
+}
+
+}  // namespace
+
+const NativeScript* FindNativeScript(std::string_view sha) {
+  static const std::unordered_map<std::string_view, const NativeScript*> by_sha = [] {
+    std::unordered_map<std::string_view, const NativeScript*> map;
+    for (const NativeScript& script : Scripts()) map.emplace(script.sha, &script);
+    return map;
+  }();
+  const auto it = by_sha.find(sha);
+  return it == by_sha.end() ? nullptr : it->second;
+}
+
+std::span<const NativeScript> NativeScripts() { return Scripts(); }
+
+}  // namespace warden::server

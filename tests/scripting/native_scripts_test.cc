@@ -1,0 +1,239 @@
+// The native forms of the known lock scripts (server/scripting/native_scripts.h) against the Lua
+// interpreter: two servers on the same manual clock, one with lua-native-scripts yes and one
+// with no, get the same script calls over a grid of KEYS, ARGV and key states, and must answer
+// byte for byte alike, leave the same keys, values and TTLs, and log the same inner commands
+// (DEBUG COMMAND-LOG: names as the script spells them, arguments, marked as from a script).
+// Against redis-server itself the scripts run in tests/differential/cases/
+// scripting_lock_libraries.txt, where warden takes the native path.
+#include "server/scripting/native_scripts.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "server/scripting/lock_library_scripts.h"
+#include "server/scripting/script_engine.h"
+#include "server/scripting/sha1.h"
+#include "tests/server/command_fixture.h"
+
+namespace warden::server {
+namespace {
+
+// One server without sockets, as CommandTest has, so a test can run two side by side.
+class Instance {
+ public:
+  explicit Instance(bool native) : state_(MakeConfig(native), clock_) {
+    session_.id = state_.NewClientId();
+    session_.authenticated = true;
+  }
+
+  std::string Run(const std::vector<std::string>& args) {
+    std::vector<std::string_view> views(args.begin(), args.end());
+    out_.clear();
+    protocol::ReplyWriter writer(&out_, session_.resp);
+    Dispatch(state_, session_, views, writer);
+    return out_;
+  }
+
+  std::uint64_t native_runs() const { return state_.scripts->native_runs(); }
+
+ private:
+  static Config MakeConfig(bool native) {
+    Config config = TestConfig();
+    config.enable_debug_command = DebugCommandPolicy::kYes;
+    config.lua_native_scripts = native;
+    return config;
+  }
+
+  storage::ManualClock clock_;
+  ServerState state_;
+  Session session_;
+  std::string out_;
+};
+
+std::string Sha(std::string_view body) {
+  char sha[41];
+  Sha1Hex(body, sha);
+  return std::string(sha, 40);
+}
+
+// How every key of a case starts.
+enum class KeyState { kMissing, kOwnedWithTtl, kOwnedNoTtl, kOther, kHash, kMixed };
+
+void Prepare(Instance& s, const std::vector<std::string>& keys, KeyState state) {
+  s.Run({"FLUSHALL"});
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    KeyState k = state;
+    if (state == KeyState::kMixed) k = i % 2 == 0 ? KeyState::kOwnedWithTtl : KeyState::kOther;
+    switch (k) {
+      case KeyState::kMissing:
+      case KeyState::kMixed:
+        break;
+      case KeyState::kOwnedWithTtl:
+        s.Run({"SET", keys[i], "tok", "PX", "10000"});
+        break;
+      case KeyState::kOwnedNoTtl:
+        s.Run({"SET", keys[i], "tok"});
+        break;
+      case KeyState::kOther:
+        s.Run({"SET", keys[i], "other", "PX", "20000"});
+        break;
+      case KeyState::kHash:
+        s.Run({"HSET", keys[i], "tok", "1"});
+        break;
+    }
+  }
+  // Also a key in database 1, where a SELECTing script may look.
+  s.Run({"SELECT", "1"});
+  s.Run({"FLUSHDB"});
+  if (!keys.empty() && state != KeyState::kMissing) s.Run({"SET", keys[0], "tok", "PX", "5000"});
+  s.Run({"SELECT", "0"});
+  s.Run({"DEBUG", "COMMAND-LOG", "RESET"});
+}
+
+// What a case left: each key's type, value and TTL in databases 0 and 1, and the command log.
+std::string Observe(Instance& s, const std::vector<std::string>& keys) {
+  std::string seen;
+  for (const char* db : {"0", "1"}) {
+    s.Run({"SELECT", db});
+    for (const std::string& key : {std::string("a"), std::string("b"), std::string("c")}) {
+      seen += s.Run({"TYPE", key}) + s.Run({"PTTL", key});
+      if (s.Run({"TYPE", key}) == "+string\r\n") seen += s.Run({"GET", key});
+    }
+  }
+  s.Run({"SELECT", "0"});
+  (void)keys;
+  seen += s.Run({"DEBUG", "COMMAND-LOG", "GET"});
+  return seen;
+}
+
+std::vector<std::vector<std::string>> ArgvCases(const NativeScript& script) {
+  std::vector<std::vector<std::string>> own = {
+      {},
+      {"tok"},
+      {"other"},
+      {"tok", "5000"},
+      {"tok", "5000", "0"},
+      {"tok", "5000", "1"},
+      {"tok", "0"},
+      {"tok", "-5"},
+      {"tok", "1e3"},
+      {"tok", "abc"},
+      {"tok", "007"},
+      {"tok", "99999999999999999999"},
+      {"tok", "999999999999999"},
+      {"tok", "-999999999999999", "0"},
+      {"other", "5000", "0"},
+  };
+  if (!script.selects_db) return own;
+  // Every ARGV case in database 0 and 1; the databases SELECT refuses, or that tonumber writes
+  // differently, with the first few.
+  std::vector<std::vector<std::string>> with_db = {{}};
+  for (const char* db : {"0", "1", "15", "16", "01", "x", "-1", "1.0"}) {
+    const bool all = std::string_view(db) == "0" || std::string_view(db) == "1";
+    for (std::size_t i = 0; i < (all ? own.size() : 6); ++i) {
+      std::vector<std::string> v = {db};
+      v.insert(v.end(), own[i].begin(), own[i].end());
+      with_db.push_back(v);
+    }
+  }
+  return with_db;
+}
+
+class NativeScriptTest : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(NativeScriptTest, AnswersAndActsAsTheInterpreterDoes) {
+  const NativeScript& script = NativeScripts()[GetParam()];
+  Instance native(true);
+  Instance lua(false);
+  const std::vector<std::vector<std::string>> key_sets = {
+      {}, {"a"}, {"a", "b"}, {"a", "b", "c"}, {"a", "a"}};
+  const KeyState states[] = {KeyState::kMissing, KeyState::kOwnedWithTtl, KeyState::kOwnedNoTtl,
+                             KeyState::kOther,   KeyState::kHash,         KeyState::kMixed};
+  for (Instance* s : {&native, &lua}) {
+    ASSERT_EQ(s->Run({"SCRIPT", "LOAD", std::string(script.body)}), BulkReply(script.sha));
+  }
+  int cases = 0;
+  for (const auto& keys : key_sets) {
+    for (const KeyState state : states) {
+      for (const auto& argv : ArgvCases(script)) {
+        for (const bool by_sha : {true, false}) {
+          std::vector<std::string> call = {by_sha ? "EVALSHA" : "EVAL",
+                                           by_sha ? script.sha : std::string(script.body),
+                                           std::to_string(keys.size())};
+          call.insert(call.end(), keys.begin(), keys.end());
+          call.insert(call.end(), argv.begin(), argv.end());
+          Prepare(native, keys, state);
+          Prepare(lua, keys, state);
+          native.Run({"DEBUG", "COMMAND-LOG", "ON"});
+          lua.Run({"DEBUG", "COMMAND-LOG", "ON"});
+          const std::string native_reply = native.Run(call);
+          const std::string lua_reply = lua.Run(call);
+          native.Run({"DEBUG", "COMMAND-LOG", "OFF"});
+          lua.Run({"DEBUG", "COMMAND-LOG", "OFF"});
+          const std::string what = "keys " + std::to_string(keys.size()) + ", state " +
+                                   std::to_string(static_cast<int>(state)) + ", argv " +
+                                   std::to_string(argv.size()) +
+                                   (argv.empty() ? "" : " first " + argv[0]) +
+                                   (argv.size() > 1 ? " second " + argv[1] : "");
+          ASSERT_EQ(native_reply, lua_reply) << what;
+          ASSERT_EQ(Observe(native, keys), Observe(lua, keys)) << what;
+          ++cases;
+        }
+      }
+    }
+  }
+  // The grid reaches the native form, not only its fallbacks.
+  EXPECT_GT(native.native_runs(), 0u);
+  EXPECT_EQ(lua.native_runs(), 0u);
+  EXPECT_GT(cases, 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(KnownScripts, NativeScriptTest,
+                         ::testing::Range<std::size_t>(0, NativeScripts().size()));
+
+TEST(NativeScriptsTest, EveryKnownTextHasItsOwnSha) {
+  std::set<std::string> shas;
+  for (const NativeScript& script : NativeScripts()) {
+    EXPECT_EQ(script.sha, Sha(script.body));
+    EXPECT_EQ(FindNativeScript(script.sha), &script);
+    shas.insert(script.sha);
+  }
+  EXPECT_EQ(shas.size(), NativeScripts().size());
+  EXPECT_EQ(FindNativeScript(Sha("return 1")), nullptr);
+}
+
+// The SHA-1s the libraries send with EVALSHA, as their own code computes them.
+TEST(NativeScriptsTest, LibrariesShasAreKnown) {
+  for (const char* sha : {
+           "c3f8721cbb97f72bc19e972846bd7aaf91901658",  // redis-py Lock.release
+           "a4e8783852e6b949f9ef3a97212805108459a890",  // redis-py Lock.extend
+           "1cac51482acf5858da00f6d685d68f886cd6b6b2",  // redis-py Lock.reacquire
+           "e5a322e2634ef59a516e8ea150cb085afafee684",  // node-redlock 4 lockScript (installed)
+           "0f0f23b9048b36752b5be114f357ba083449f908",  // node-redlock 4 unlockScript
+           "ce46f80993d5dac20dd066eb301a4e37994bdbed",  // node-redlock 4 extendScript
+           "1b77b94aa78451d55dfa97e18819bfbfc596cb5b",  // @sesamecare-oss/redlock 1.4 acquire
+       }) {
+    EXPECT_NE(FindNativeScript(sha), nullptr) << sha;
+  }
+}
+
+// Where an error raised by a call is reported: the line of the call in the text.
+TEST(NativeScriptsTest, CallSitesCarryTheirNamesAndLines) {
+  const NativeScript* release = FindNativeScript(Sha(lock_scripts::kRedisPyRelease));
+  ASSERT_NE(release, nullptr);
+  ASSERT_EQ(release->calls.size(), 2u);
+  EXPECT_EQ(release->calls[0].name, "get");
+  EXPECT_EQ(release->calls[0].line, 2);
+  EXPECT_EQ(release->calls[1].name, "del");
+  EXPECT_EQ(release->calls[1].line, 6);
+  const NativeScript* lesson = FindNativeScript(Sha(lock_scripts::kLessonRedisCli));
+  ASSERT_NE(lesson, nullptr);
+  EXPECT_EQ(lesson->calls[0].name, "GET");
+  EXPECT_EQ(lesson->calls[1].line, 1);
+}
+
+}  // namespace
+}  // namespace warden::server
