@@ -33,13 +33,25 @@ def fmt_ops(v):
     return f"{v / 1000:.0f}k"
 
 
+def excess_cells(w, is_floor):
+    """The two excess columns: CPU per request above the same section's PING at the same depth,
+    per server, and warden's over Redis's."""
+    e = w.get("excess")
+    if e is None:
+        return "(the floor) | —" if is_floor else "— | —"
+    ratio = f"{e['ratio']:.2f}x" if e["ratio"] is not None else "—"
+    return f"{e['warden_us_per_req']:.2f} / {e['redis_us_per_req']:.2f} us | {ratio}"
+
+
 def tables(out):
     lines = []
     if out["workloads"]:
         lines += ["| workload | warden ops/s | Redis ops/s | warden CPU/req | Redis CPU/req "
-                  "| CPU ratio | target | | warden p50 / p99 | Redis p50 / p99 | keys check |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for w in out["workloads"].values():
+                  "| CPU ratio | target | | CPU/req above PING, warden / Redis | excess ratio "
+                  "| warden p50 / p99 | Redis p50 / p99 | keys check |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        floors = {w.get("floor") for w in out["workloads"].values()}
+        for name, w in out["workloads"].items():
             m, ratio, t = w["median"], w["ratio"], w["target_cpu_ratio"]
             lines.append(
                 f"| {w['label']} | {fmt_ops(m['warden']['ops_per_sec'])} "
@@ -47,6 +59,7 @@ def tables(out):
                 f"| {m['warden']['cpu_us_per_req']:.2f} us | {m['redis']['cpu_us_per_req']:.2f} us "
                 f"| {ratio['cpu_us_per_req']:.2f}x | {'≤' + str(t) + 'x' if t else '—'} "
                 f"| {met(ratio['cpu_us_per_req'], t)} "
+                f"| {excess_cells(w, name in floors)} "
                 f"| {m['warden']['p50_us'] / 1000:.2f} / {m['warden']['p99_us'] / 1000:.2f} ms "
                 f"| {m['redis']['p50_us'] / 1000:.2f} / {m['redis']['p99_us'] / 1000:.2f} ms "
                 f"| {w['keys_check']} |")

@@ -4,17 +4,18 @@
     bench/run_all.py build/warden [--rounds 3] [--quick] [--only throughput,keyspace,...]
 
 Sections (all by default):
-  throughput    redis-benchmark SET NX PX / GET / EVALSHA compare-and-delete at pipeline 16 and
-                1, and bench/lockcycle (acquire, extend, release; 50 connections, one request each)
-  types         redis-benchmark at pipeline 16: HSET / HGET of a small hash per key, HINCRBY of a
-                Redisson lock, SADD / SISMEMBER, MGET of 10 keys; HSET / HGET of one large hash
+  throughput    redis-benchmark PING / SET NX PX / GET / EVALSHA compare-and-delete at pipeline 16
+                and 1, and bench/lockcycle (acquire, extend, release; 50 connections, one request
+                each)
+  types         redis-benchmark at pipeline 16: PING, HSET / HGET of a small hash per key, HINCRBY
+                of a Redisson lock, SADD / SISMEMBER, MGET of 10 keys; HSET / HGET of one large hash
   keyspace      CPU per GET at pipeline 16 with ~1k keys and with --keys (10M) keys loaded
   memory        bench/memory_per_lock.py
   types_memory  bench/types_memory.py (Redisson locks, big hashes, string locks)
   storm         bench/expiry_storm.py
   bigdelete     bench/big_delete.py with --keys fields and keys (DEL / UNLINK / FLUSHALL)
   startup       bench/start_time.py
-  zsets_lists   redis-benchmark at pipeline 16: ZADD / ZSCORE / ZRANGEBYSCORE LIMIT 0 10 /
+  zsets_lists   redis-benchmark at pipeline 16: PING, ZADD / ZSCORE / ZRANGEBYSCORE LIMIT 0 10 /
                 ZREMRANGEBYSCORE of redis-semaphore semaphores (five holders each) and of one large
                 sorted set, LPUSH / RPOP of a queue, LPUSH of python-redis-lock signal keys, and
                 redis-semaphore's acquire script by EVALSHA
@@ -26,6 +27,15 @@ Each server is pinned to core 0 and each load generator to core 1 (taskset). A w
 alternately on both servers for --rounds rounds, swapping which goes first, and the table shows
 medians. CPU per request is the server's time on CPU (/proc/PID/task/*/schedstat) over the
 requests of the run: steadier than ops/s on a shared machine.
+
+Above the floor: every section whose rows go into the workloads table also measures PING at the
+same pipeline depth, connections and transport on the same servers in the same rounds (the
+rows ping_p16, ping_p1, types_ping_p16, ...). Each other row gets its CPU per request minus its
+server's PING CPU per request ("excess": what the command itself costs, without the reads,
+writes, wake-ups and parsing every request pays) beside the totals, and the ratio of the two
+excesses (warden / Redis; "—" when Redis's excess is not above zero). With one request in flight
+the floor is most of the total, so an excess is a small difference of two noisy figures: read it
+over several rounds. latest.json has them under each workload's "excess", round by round too.
 
 redis-benchmark 7.0 has no seed option and draws its random keys from the time and pid, so two
 runs against an unflushed server can replay the same keys (and SET NX then fails throughout).
@@ -94,6 +104,16 @@ class Workload:
     # any reply but an error; by default +OK for SET, :1 for the others).
     preload_ids: tuple = (0, KEY_RANGE, PRELOAD_STEP)
     preload_reply: Optional[bytes] = b""
+    # The PING workload at the same pipeline depth in the same section, whose CPU per request is
+    # subtracted from this one's ("excess"); None for the PING rows themselves.
+    floor: Optional[str] = None
+
+
+def ping_workload(name, pipeline, what):
+    """PING at `pipeline` (redis-benchmark sends it as a multi-bulk `*1 $4 PING`): the floor of
+    the section's other rows, what a request costs the server before its command does anything."""
+    return Workload(name, f"`PING`, P{pipeline} (the floor of {what})", pipeline, ["PING"], None,
+                    lambda n: 0, None)
 
 
 def distinct_keys(requests, key_range):
@@ -120,13 +140,17 @@ def workloads():
     lock_preload = ["SET", "lock:__rand_int__", TOKEN, "PX", str(PRELOAD_TTL_MS)]
     out = []
     for pipeline, target in ((16, 0.5), (1, None)):
+        floor = f"ping_p{pipeline}"
+        what = "the rows at P16" if pipeline == 16 else "the rows at P1 and of lockcycle"
         out += [
+            ping_workload(floor, pipeline, what),
             Workload(f"set_p{pipeline}", f"`SET lock:__rand_int__ <36-byte token> NX PX 30000`, "
-                     f"P{pipeline}", pipeline, set_args, None, drawn_keys, target),
+                     f"P{pipeline}", pipeline, set_args, None, drawn_keys, target, floor=floor),
             Workload(f"get_p{pipeline}", f"`GET lock:__rand_int__`, P{pipeline}", pipeline,
-                     get_args, lock_preload, lambda n: preloaded_keys(), target),
+                     get_args, lock_preload, lambda n: preloaded_keys(), target, floor=floor),
             Workload(f"evalsha_p{pipeline}", f"`EVALSHA` compare-and-delete, P{pipeline}",
-                     pipeline, release_args, lock_preload, left_after_release, target),
+                     pipeline, release_args, lock_preload, left_after_release, target,
+                     floor=floor),
         ]
     return out
 
@@ -141,7 +165,7 @@ def type_workloads():
     sessions = ["sessions:__rand_int__", TOKEN]
     mget = ["MGET"] + ["k:__rand_int__"] * MGET_KEYS
     users = ["users", "__rand_int__"]
-    return [
+    return with_floor(ping_workload("types_ping_p16", 16, "the types rows"), [
         Workload("hset_p16", "`HSET user:__rand_int__ name <36 bytes>` (a hash per key), P16", 16,
                  ["HSET", *user, TOKEN], None, drawn_keys, 0.6),
         Workload("hget_p16", "`HGET user:__rand_int__ name`, P16", 16, ["HGET", *user],
@@ -161,7 +185,12 @@ def type_workloads():
         Workload("hget_big_p16", f"`HGET users __rand_int__` (one hash of "
                  f"{KEY_RANGE // PRELOAD_STEP:,} fields), P16", 16, ["HGET", *users],
                  ["HSET", *users, TOKEN], preloaded, None, count=("HLEN", "users")),
-    ]
+    ])
+
+
+def with_floor(ping, rows):
+    """The PING row first, then the rows, each with it as its floor."""
+    return [ping] + [dataclasses.replace(w, floor=ping.name) for w in rows]
 
 
 # redis-semaphore (npm redis-semaphore 5.8.0, lib/semaphore/acquire/lua.js), verbatim: what
@@ -212,7 +241,7 @@ def zset_list_workloads():
         return preloaded_keys() + drawn_keys(n) / 2
 
     schedule_preload = ["ZADD", "schedule", "__rand_int__", "job:__rand_int__"]
-    return [
+    return with_floor(ping_workload("zsets_ping_p16", 16, "the zsets_lists rows"), [
         Workload("zadd_semaphore_p16", "`ZADD semaphore:__rand_int__ <now ms> <uuid>` (a sixth "
                  "holder, or a new semaphore), P16", 16,
                  ["ZADD", semaphore, str(SEMAPHORE_NOW_MS), SEMAPHORE_ACQUIRER], semaphore_preload,
@@ -252,7 +281,7 @@ def zset_list_workloads():
         Workload("lpush_signal_p16", "`LPUSH lock-signal:__rand_int__ 1` (python-redis-lock's "
                  "signal key), P16", 16, ["LPUSH", "lock-signal:__rand_int__", "1"], None,
                  drawn_keys, 0.6),
-    ]
+    ])
 
 
 # --- servers ----------------------------------------------------------------------------------
@@ -542,11 +571,19 @@ def summarize(runs):
     return median, ratio
 
 
-def run_workloads(args, servers, workloads_to_run, out):
+def selected(args, workload_list, also=()):
+    """The workloads --workloads names (all without it), with the PING floor of each and the
+    names in `also`."""
+    if not args.workloads:
+        return workload_list
+    want = set(args.workloads) | set(also)
+    want |= {w.floor for w in workload_list if w.name in want and w.floor}
+    return [w for w in workload_list if w.name in want]
+
+
+def run_workloads(args, servers, workloads_to_run, out, also=()):
     """Each workload on both servers for every round; adds its medians and keys check to out."""
-    for w in workloads_to_run:
-        if args.workloads and w.name not in args.workloads:
-            continue
+    for w in selected(args, workloads_to_run, also):
         runs = {s: [] for s in SERVERS}
         for order in alternate(args.rounds):
             for name in order:
@@ -569,13 +606,35 @@ def run_workloads(args, servers, workloads_to_run, out):
             w.count[0]]
         out["workloads"][w.name] = {
             "label": w.label, "target_cpu_ratio": w.target, "runs": runs, "median": median,
-            "ratio": ratio, "keys_check": keys_check(runs, w.expected_keys, unit)}
+            "ratio": ratio, "keys_check": keys_check(runs, w.expected_keys, unit),
+            "floor": w.floor}
+
+
+def add_excess(out):
+    """For each row with a PING floor: its CPU per request minus the floor's, per server (of the
+    medians, and round by round), and the ratio of the two (None when Redis's is not above 0)."""
+    workloads = out["workloads"]
+    for w in workloads.values():
+        floor = workloads.get(w.get("floor"))
+        if floor is None:
+            continue
+        cpu = {s: w["median"][s]["cpu_us_per_req"] for s in SERVERS}
+        base = {s: floor["median"][s]["cpu_us_per_req"] for s in SERVERS}
+        excess = {s: cpu[s] - base[s] for s in SERVERS}
+        w["excess"] = {
+            "floor": w["floor"], "floor_cpu_us_per_req": base,
+            "warden_us_per_req": excess["warden"], "redis_us_per_req": excess["redis"],
+            "ratio": excess["warden"] / excess["redis"] if excess["redis"] > 0 else None,
+            "by_round": {s: [r["cpu_us_per_req"] - f["cpu_us_per_req"]
+                             for r, f in zip(w["runs"][s], floor["runs"][s])] for s in SERVERS}}
 
 
 def throughput_section(args, lockcycle_bin, out):
     with ServerPair(args) as servers:
-        run_workloads(args, servers, workloads(), out)
-        if args.workloads and "lockcycle" not in args.workloads:
+        with_lockcycle = not args.workloads or "lockcycle" in args.workloads
+        run_workloads(args, servers, workloads(), out,
+                      also=("ping_p1",) if with_lockcycle else ())
+        if not with_lockcycle:
             return
 
         runs = {s: [] for s in SERVERS}
@@ -597,7 +656,7 @@ def throughput_section(args, lockcycle_bin, out):
             "label": "lock cycle (`bench/lockcycle`): `SET NX PX`, `EVALSHA` pexpire, "
                      "`EVALSHA` delete; 50 connections, 1 request in flight each",
             "target_cpu_ratio": None, "runs": runs, "median": median, "ratio": ratio,
-            "keys_check": check}
+            "keys_check": check, "floor": "ping_p1"}
 
 
 def types_section(args, out):
@@ -674,7 +733,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(BENCH_DIR, "results"))
     ap.add_argument("--note", default="", help="a line for latest.md, e.g. what else ran")
     ap.add_argument("--workloads", help="comma-separated workload names (e.g. lpush_queue_p16, "
-                    "lockcycle): only these of the throughput, types and zsets_lists sections")
+                    "lockcycle): only these of the throughput, types and zsets_lists sections, "
+                    "each with its PING floor")
     args = ap.parse_args()
     # A plain SIGTERM would skip the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -738,6 +798,7 @@ def main():
             ["--workload", "semaphore", "signal", "bigzset", "--scale", "0.2" if quick else "1"])
     if "blocking" in sections:
         out["blocking"] = script_section(args, "blocking_bench.py", ["--quick"] if quick else [])
+    add_excess(out)
     out["elapsed_s"] = round(time.monotonic() - started)
     out["machine"]["loadavg_at_end"] = os.getloadavg()[0]
 
