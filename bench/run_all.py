@@ -37,7 +37,8 @@ Sections (all by default):
   pubsub        bench/pubsub_bench.py: PUBLISH to 100 subscribers at P1 and P16, 2,000 messages
                 per round (500 with --quick): server CPU per delivered message; ~1-1.5 minutes
   handoff       bench/blocking_bench.py --parts handoff: BLPOP hand-off latency alone; when
-                blocking runs too (as by default) its figures are blocking's and this adds nothing
+                blocking runs too (as by default) its figures are blocking's and this adds
+                nothing; alone ~25 s
 
 The times are for the default 3 rounds on the 2-core machine shared with builds; --quick takes
 about a quarter. The four one-request-in-flight sections (redisson, semaphore, unixsocket,
