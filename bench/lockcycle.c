@@ -7,10 +7,11 @@ cycles (a run stops starting cycles at the deadline and finishes those in progre
 with the same seed measures the same work. Latency is measured per command with
 CLOCK_MONOTONIC into a log-linear histogram (64 buckets per power of two, each ~1.6% wide).
 
-    lockcycle [--host 127.0.0.1] [--port 6379] [--connections 50] [--duration 10]
-              [--requests N] [--seed 1] [--ttl-ms 30000]
+    lockcycle [--host 127.0.0.1] [--port 6379] [--unixsocket PATH] [--connections 50]
+              [--duration 10] [--requests N] [--seed 1] [--ttl-ms 30000]
 
---requests N stops starting cycles after N requests instead of at the deadline.
+--requests N stops starting cycles after N requests instead of at the deadline. --unixsocket
+connects to that unix socket instead of host and port.
 
 Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_us":..,...}.
 */
@@ -27,6 +28,7 @@ Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_u
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +58,7 @@ struct Conn {
 struct Options {
   const char* host;
   int port;
+  const char* unix_path; /* NULL: TCP to host:port */
   int connections;
   double duration_s;
   uint64_t requests;
@@ -113,6 +116,18 @@ static size_t ReplyLength(const char* buf, size_t len) {
 }
 
 static int Connect(const struct Options* o) {
+  if (o->unix_path != NULL) {
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(o->unix_path) >= sizeof addr.sun_path) {
+      fprintf(stderr, "unix socket path too long: %s\n", o->unix_path);
+      exit(2);
+    }
+    strcpy(addr.sun_path, o->unix_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) Die("socket");
+    if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) Die("connect");
+    return fd;
+  }
   struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
   if (inet_pton(AF_INET, o->host, &addr.sin_addr) != 1) {
     fprintf(stderr, "bad host %s\n", o->host);
@@ -210,20 +225,21 @@ static void Send(struct Conn* c, const struct Options* o, int epfd) {
 
 static void Usage(void) {
   fprintf(stderr,
-          "usage: lockcycle [--host h] [--port p] [--connections n] [--duration s] "
-          "[--requests n] [--seed n] [--ttl-ms ms]\n");
+          "usage: lockcycle [--host h] [--port p] [--unixsocket path] [--connections n] "
+          "[--duration s] [--requests n] [--seed n] [--ttl-ms ms]\n");
   exit(2);
 }
 
 static struct Options ParseOptions(int argc, char** argv) {
-  struct Options o = {"127.0.0.1", 6379, 50, 10.0, 0, 1, 30000};
+  struct Options o = {"127.0.0.1", 6379, NULL, 50, 10.0, 0, 1, 30000};
   static const struct option kLong[] = {
       {"host", required_argument, 0, 'h'},        {"port", required_argument, 0, 'p'},
       {"connections", required_argument, 0, 'c'}, {"duration", required_argument, 0, 'd'},
       {"requests", required_argument, 0, 'n'},    {"seed", required_argument, 0, 's'},
-      {"ttl-ms", required_argument, 0, 't'},      {0, 0, 0, 0}};
+      {"ttl-ms", required_argument, 0, 't'},      {"unixsocket", required_argument, 0, 'u'},
+      {0, 0, 0, 0}};
   int opt;
-  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:", kLong, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:u:", kLong, NULL)) != -1) {
     switch (opt) {
       case 'h':
         o.host = optarg;
@@ -245,6 +261,9 @@ static struct Options ParseOptions(int argc, char** argv) {
         break;
       case 't':
         o.ttl_ms = atol(optarg);
+        break;
+      case 'u':
+        o.unix_path = optarg;
         break;
       default:
         Usage();

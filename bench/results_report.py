@@ -10,6 +10,10 @@ SERVERS = ("warden", "redis")
 SERVER_CORE = "0"
 CLIENT_CORE = "1"
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+# The rows of run_all.py's one-request-in-flight sections (redisson, semaphore, unixsocket,
+# clients10k), which run for its --cycle-seconds.
+CYCLE_ROWS = {"redisson_cycle", "semaphore_cycle", "lockcycle_tcp", "lockcycle_unix",
+              "clients100_lockcycle", "clients10k_lockcycle"}
 
 
 def keyspace_target(section):
@@ -33,13 +37,25 @@ def fmt_ops(v):
     return f"{v / 1000:.0f}k"
 
 
+def excess_cells(w, is_floor):
+    """The two excess columns: CPU per request above the same section's PING at the same depth,
+    per server, and warden's over Redis's."""
+    e = w.get("excess")
+    if e is None:
+        return "(the floor) | —" if is_floor else "— | —"
+    ratio = f"{e['ratio']:.2f}x" if e["ratio"] is not None else "—"
+    return f"{e['warden_us_per_req']:.2f} / {e['redis_us_per_req']:.2f} us | {ratio}"
+
+
 def tables(out):
     lines = []
     if out["workloads"]:
         lines += ["| workload | warden ops/s | Redis ops/s | warden CPU/req | Redis CPU/req "
-                  "| CPU ratio | target | | warden p50 / p99 | Redis p50 / p99 | keys check |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for w in out["workloads"].values():
+                  "| CPU ratio | target | | CPU/req above PING, warden / Redis | excess ratio "
+                  "| warden p50 / p99 | Redis p50 / p99 | keys check |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        floors = {w.get("floor") for w in out["workloads"].values()}
+        for name, w in out["workloads"].items():
             m, ratio, t = w["median"], w["ratio"], w["target_cpu_ratio"]
             lines.append(
                 f"| {w['label']} | {fmt_ops(m['warden']['ops_per_sec'])} "
@@ -47,6 +63,7 @@ def tables(out):
                 f"| {m['warden']['cpu_us_per_req']:.2f} us | {m['redis']['cpu_us_per_req']:.2f} us "
                 f"| {ratio['cpu_us_per_req']:.2f}x | {'≤' + str(t) + 'x' if t else '—'} "
                 f"| {met(ratio['cpu_us_per_req'], t)} "
+                f"| {excess_cells(w, name in floors)} "
                 f"| {m['warden']['p50_us'] / 1000:.2f} / {m['warden']['p99_us'] / 1000:.2f} ms "
                 f"| {m['redis']['p50_us'] / 1000:.2f} / {m['redis']['p99_us'] / 1000:.2f} ms "
                 f"| {w['keys_check']} |")
@@ -128,6 +145,12 @@ def tables(out):
                 f"{rd['runqueue_wait_ms']:.0f} ms")
     if "blocking" in out:
         blocking_rows(out["blocking"], row, rows)
+    if "pubsub" in out:
+        p = out["pubsub"]
+        for pipeline, r in p["pipelines"].items():
+            row(f"`PUBLISH` of a 64-byte message to {p['subscribers']} subscribers, P{pipeline}: "
+                f"server CPU per delivered message ({p['messages']:,} messages per round)",
+                f"{r['warden_ns']:.0f} ns", f"{r['redis_ns']:.0f} ns", r["ratio"], 0.6)
     if rows:
         lines += ["| measurement | warden | Redis | ratio | target | |",
                   "|---|---|---|---|---|---|"] + rows + [""]
@@ -211,6 +234,8 @@ def chart_bars(out):
         if workload in out.get("zsets_lists_memory", {}):
             bars.append((label, out["zsets_lists_memory"][workload]["ratio"],
                          MEMORY_ROWS[workload][1]))
+    for pipeline, r in out.get("pubsub", {}).get("pipelines", {}).items():
+        bars.append((f"PUBLISH\nP{pipeline}", r["ratio"], 0.6))
     if "handoff" in out.get("blocking", {}):
         h = out["blocking"]["handoff"]
         for p in ("p50", "p99"):
@@ -311,7 +336,11 @@ def write_markdown(out, path, chart):
             f"{out['versions']['redis']}", "",
             f"Medians of {out['rounds']} round(s), servers alternating. Requests per run: "
             f"{out['requests_p16']:,} at P16, {out['requests_p1']:,} at P1, 50 connections; "
-            f"lockcycle {out['lockcycle_seconds']} s. CPU per request is the server's "
+            f"lockcycle {out['lockcycle_seconds']} s"
+            + (f"; the one-request-in-flight sections {out['cycle_seconds']:g} s per run, their "
+               f"PING floors {out['floor_requests']:,} requests"
+               if CYCLE_ROWS & set(out["workloads"]) else "")
+            + ". CPU per request is the server's "
             "schedstat time over the run's requests; ratios are warden / Redis.", ""]
     if out["note"]:
         text += [out["note"], ""]
