@@ -1,6 +1,7 @@
 // Pins the allocation cost of the lock path: a warmed-up loop of SET NX PX / GET / DEL / PTTL
 // through the dispatcher makes no operator-new allocation at all, nor does a Redisson lock (a
-// one-field hash: HSET, HGET, HINCRBY, HDEL) or adding and checking set members. Keys and
+// one-field hash: HSET, HGET, HINCRBY, HDEL), adding and checking set members, or the lessons'
+// lock scripts by EVALSHA (their native forms). Keys and
 // values live in malloc'd entries, which are not counted; what this catches is a std::string,
 // std::vector or other temporary creeping into parsing, dispatch, a handler or the reply writer.
 //
@@ -13,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/scripting/lock_library_scripts.h"
 #include "tests/server/command_fixture.h"
 
 namespace {
@@ -129,6 +131,20 @@ class AllocationTest : public CommandTest {
     return wrong;
   }
 
+  // The lock cycle of the lessons by EVALSHA (the scripts' native forms): acquire, a release
+  // with the wrong token, an extend, the release.
+  int ScriptedRound() {
+    int wrong = 0;
+    wrong += RunView({"SET", "lock", "owner", "NX", "PX", "30000"}) != "+OK\r\n";
+    wrong += RunView({"EVALSHA", kReleaseSha, "1", "lock", "other"}) != ":0\r\n";
+    wrong += RunView({"EVALSHA", kExtendSha, "1", "lock", "owner", "60000"}) != ":1\r\n";
+    wrong += RunView({"EVALSHA", kReleaseSha, "1", "lock", "owner"}) != ":1\r\n";
+    return wrong;
+  }
+  // SHA-1s of lock_scripts::kOneLineUnlockDouble and kOneLineExtendDouble.
+  static constexpr std::string_view kReleaseSha = "b70c2384248f88e6b75b9f89241a180f856ad852";
+  static constexpr std::string_view kExtendSha = "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10";
+
   // Runs `round` with operator new counted; returns the allocations per iteration in total.
   template <typename Round>
   std::size_t CountAllocations(Round round, int& wrong) {
@@ -188,6 +204,17 @@ TEST_F(AllocationTest, SetMembershipLoopMakesNoOperatorNewAllocation) {
   int wrong = 0;
 
   const std::size_t counted = CountAllocations([this] { return SetRound(); }, wrong);
+
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
+}
+
+TEST_F(AllocationTest, NativeLockScriptLoopMakesNoOperatorNewAllocation) {
+  ASSERT_EQ(Run({"SCRIPT", "LOAD", lock_scripts::kOneLineUnlockDouble}), BulkReply(kReleaseSha));
+  ASSERT_EQ(Run({"SCRIPT", "LOAD", lock_scripts::kOneLineExtendDouble}), BulkReply(kExtendSha));
+  int wrong = 0;
+
+  const std::size_t counted = CountAllocations([this] { return ScriptedRound(); }, wrong);
 
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
