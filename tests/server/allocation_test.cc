@@ -1,9 +1,9 @@
 // Pins the allocation cost of the lock path: a warmed-up loop of SET NX PX / GET / DEL / PTTL
 // through the dispatcher makes no operator-new allocation at all, nor does a Redisson lock (a
 // one-field hash: HSET, HGET, HINCRBY, HDEL), adding and checking set members, or the lessons'
-// lock scripts by EVALSHA (their native forms). Keys and
-// values live in malloc'd entries, which are not counted; what this catches is a std::string,
-// std::vector or other temporary creeping into parsing, dispatch, a handler or the reply writer.
+// lock scripts by EVALSHA (their native forms). Keys and values live in malloc'd entries, which
+// are not counted; what this catches is a std::string, std::vector or other temporary creeping
+// into parsing, dispatch, a handler or the reply writer.
 //
 // This binary replaces the global operator new and delete, so it is its own executable: the
 // replacement must not reach the other tests.
