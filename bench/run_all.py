@@ -517,7 +517,8 @@ class ServerPair:
     def __enter__(self):
         try:
             self.servers["warden"] = Server("warden", lambda p: [
-                self.args.warden, "--port", str(p)] + self._unix("warden") + self.extra)
+                self.args.warden, "--port", str(p)] + self._unix("warden") + self.extra
+                + list(self.args.warden_arg or []))
             self.servers["redis"] = Server("redis", lambda p: [
                 self.args.redis, "--port", str(p), "--save", "", "--appendonly", "no"]
                 + self._unix("redis") + self.extra)
@@ -1058,6 +1059,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("warden")
     ap.add_argument("--redis", default="redis-server")
+    ap.add_argument("--warden-arg", action="append", metavar="ARG",
+                    help="one more argument for warden (repeat it), e.g. --warden-arg=--lua-native-scripts "
+                         "--warden-arg=no to measure the interpreter")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--quick", action="store_true",
                     help="1 round, fewer requests, smaller keyspaces: checks it all works")
