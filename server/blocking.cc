@@ -96,7 +96,7 @@ void BlockingRegistry::ServeReady(ServerState& server) {
       // position stays valid; after the last one the queue itself may be gone.
       Queue& queue = it->second;
       for (auto pos = queue.begin(); pos != queue.end();) {
-        if (server.dbs.db(db).Find(key, server.NowMs()) == nullptr) break;
+        if (server.dbs.db(db).Find(key, server.NowMs(), storage::Touch::kNo) == nullptr) break;
         Waiter* w = *pos++;
         const bool last = pos == queue.end();
         Retry(server, *w, key);

@@ -179,6 +179,9 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
 
 void SetAccessClock(ServerState& server, const Session& session, const CommandSpec& spec,
                     std::int64_t now_ms) {
+  // A script's commands keep what its EVAL set: Redis asks the calling client and its command
+  // (EVAL, never TOUCH) whether lookups count.
+  if (session.is_script) return;
   server.dbs.access_clock().Set(now_ms, !session.no_touch || spec.handler == TouchCommand);
 }
 

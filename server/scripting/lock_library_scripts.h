@@ -8,6 +8,8 @@
 //                          by src/index.ts, registered with ioredis defineCommand)
 //   redis-semaphore 5.x    swarthy/redis-semaphore src/mutex/refresh.ts @ 27b0748 and
 //                          src/mutex/release.ts @ 44d22e8 (acquire is a plain SET PX NX)
+//   Redisson 3.52.0        redisson/redisson RedissonLock.java @ 3d8945a (tryLockInnerAsync,
+//                          unlockInnerAsync), as tests/clients/python/redisson_lock_scripts.py
 //   go-redsync v4          go-redsync/redsync mutex.go: early v4 @ ef3eedd (deleteScript,
 //                          touchScript); later v4 (deleteScript returning -1 for a missing key,
 //                          touchWithSetNXScript), whose SHA-1s the latest scripts.go pins.
@@ -238,6 +240,21 @@ constexpr std::string_view kRedsyncTouchWithSetNx =
     "\telse\n"
     "\t\treturn 0\n"
     "\tend\n";
+
+// Redisson 3.52.0, RedissonLock.java, tryLockInnerAsync (RLock's acquire and re-entry).
+constexpr std::string_view kRedissonTryLock =
+    "if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) "
+    "then redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); "
+    "return nil; end; return redis.call('pttl', KEYS[1]);";
+
+// Redisson 3.52.0, RedissonLock.java, unlockInnerAsync (with its unlock latch, KEYS[3]).
+constexpr std::string_view kRedissonUnlock =
+    "local val = redis.call('get', KEYS[3]); if val ~= false then return tonumber(val);end; if "
+    "(redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil;end; local counter = "
+    "redis.call('hincrby', KEYS[1], ARGV[3], -1); if (counter > 0) then redis.call('pexpire', "
+    "KEYS[1], ARGV[2]); redis.call('set', KEYS[3], 0, 'px', ARGV[5]); return 0; else "
+    "redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); redis.call('set', KEYS[3], "
+    "1, 'px', ARGV[5]); return 1; end; ";
 
 // Further texts of the same scripts (each a different SHA-1, so each is listed):
 

@@ -57,6 +57,12 @@ std::int64_t TruncateNumber(double value) {
 }
 
 void PushErrorTable(lua_State* lua, std::string_view text) {
+  const std::string err = ScriptErrorText(text);
+  lua_newtable(lua);
+  SetStringField(lua, "err", err);
+}
+
+std::string ScriptErrorText(std::string_view text) {
   std::string code = "ERR";
   std::string_view message = text;
   if (!text.empty() && text[0] == '-') {
@@ -76,8 +82,7 @@ void PushErrorTable(lua_State* lua, std::string_view text) {
   }
   code.push_back(' ');
   code.append(message);
-  lua_newtable(lua);
-  SetStringField(lua, "err", code);
+  return code;
 }
 
 void PushReply(lua_State* lua, const protocol::Reply& reply, int resp) {

@@ -1,6 +1,7 @@
 // Conversions between RESP replies and Lua values, both ways, with Redis 7.0's rules.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "protocol/reply_reader.h"
@@ -21,6 +22,9 @@ void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& o
 // Pushes a Redis error table {err = "<CODE> <message>"}, built as Redis's luaPushErrorBuff does:
 // "-CODE msg" keeps CODE, anything else gets "ERR " in front; trailing CR/LF are trimmed.
 void PushErrorTable(lua_State* lua, std::string_view text);
+// The `err` of that table: the code (ERR unless the text starts with "-CODE ") and the message
+// without surrounding CR/LF.
+std::string ScriptErrorText(std::string_view text);
 
 // Lua numbers become integers by C truncation; values outside int64 (and NaN) become INT64_MIN,
 // as the x86 conversion Redis relies on does.

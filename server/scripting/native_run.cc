@@ -2,13 +2,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 #include "protocol/reply_writer.h"
 #include "server/dispatcher.h"
+#include "server/scripting/lua_bridge.h"
 #include "server/scripting/native_scripts.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_state.h"
+#include "storage/hash.h"
 #include "storage/keyspace.h"
 
 namespace warden::server {
@@ -51,6 +54,57 @@ bool AllStrings(const storage::Keyspace& keyspace, std::span<const std::string_v
   return true;
 }
 
+// Redis's string2ll: an optional '-', digits without a leading zero, within int64.
+bool StrictInt64(std::string_view s, std::int64_t& out) {
+  std::string_view digits = s;
+  const bool negative = !digits.empty() && digits[0] == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.size() > 19 ||
+      (digits[0] == '0' && (digits.size() > 1 || negative))) {
+    return false;
+  }
+  std::uint64_t v = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+  if (v > limit) return false;
+  out = negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
+  return true;
+}
+
+// A Redisson lock: the key is missing, or a hash whose `field`, if there, HINCRBY can move by
+// `by` without an error.
+bool RedissonHashFits(const storage::Keyspace& keyspace, std::string_view key,
+                      std::string_view field, std::int64_t by) {
+  if (field.size() > storage::Keyspace::kMaxKeyLength) return false;
+  const storage::Entry* e = keyspace.Peek(key);
+  if (e == nullptr) return true;
+  if (e->type() != storage::ValueType::kHash) return false;
+  const std::optional<std::string_view> value = storage::HashGet(*e, field);
+  if (!value.has_value()) return true;
+  std::int64_t n = 0;
+  std::int64_t sum = 0;
+  return StrictInt64(*value, n) && !__builtin_add_overflow(n, by, &sum);
+}
+
+// Redisson's unlock latch: missing, or the "0" or "1" Redisson writes (tonumber of which is
+// plainly that integer).
+bool RedissonLatchFits(const storage::Keyspace& keyspace, std::string_view key) {
+  const storage::Entry* e = keyspace.Peek(key);
+  return e == nullptr || (e->is_string() && (e->value() == "0" || e->value() == "1"));
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const char c = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] + 32) : a[i];
+    if (c != b[i]) return false;
+  }
+  return true;
+}
+
 // Whether the native form gives what the Lua form would for these KEYS and ARGV (the script's
 // own ARGV, after a SELECTing script's database).
 bool Covers(NativeProgram program, const storage::Keyspace& keyspace,
@@ -74,6 +128,15 @@ bool Covers(NativeProgram program, const storage::Keyspace& keyspace,
       return argv.size() >= 2 && IsPlainMillis(argv[1], true) && AllStrings(keyspace, keys);
     case NativeProgram::kRedlockRelease:
       return !argv.empty() && AllStrings(keyspace, keys);
+    case NativeProgram::kRedissonTryLock:
+      return !keys.empty() && argv.size() >= 2 && IsPlainMillis(argv[0], false) &&
+             RedissonHashFits(keyspace, keys[0], argv[1], 1);
+    case NativeProgram::kRedissonUnlock:
+      return keys.size() >= 3 && argv.size() >= 5 && IsPlainMillis(argv[1], false) &&
+             IsPlainMillis(argv[4], true) &&
+             (EqualsNoCase(argv[3], "publish") || EqualsNoCase(argv[3], "spublish")) &&
+             RedissonLatchFits(keyspace, keys[2]) &&
+             RedissonHashFits(keyspace, keys[0], argv[2], -1);
   }
   return false;
 }
@@ -124,9 +187,14 @@ class NativeRunner {
 
   // Runs call site `site` with `args` after the command name; false once it raised.
   bool Call(std::size_t site, std::initializer_list<std::string_view> args) {
+    return CallNamed(site, native_.calls[site].name, args);
+  }
+  // The same for a site whose command name the script takes from ARGV.
+  bool CallNamed(std::size_t site, std::string_view name,
+                 std::initializer_list<std::string_view> args) {
     std::string_view argv[8];
     std::size_t argc = 0;
-    argv[argc++] = native_.calls[site].name;
+    argv[argc++] = name;
     for (const std::string_view arg : args) argv[argc++] = arg;
     buffer_.clear();
     protocol::ReplyWriter writer(&buffer_, 2);
@@ -159,14 +227,13 @@ class NativeRunner {
     if (Integer(n)) reply_.Integer(n);
   }
   void Return(std::int64_t n) { reply_.Integer(n); }
+  void ReturnNil() { reply_.Null(); }
   bool LastIsStatus() const { return !buffer_.empty() && buffer_[0] == '+'; }
 
  private:
   // As Run reports an error raised by redis.call: the command's error, where it was raised.
   bool Raise() {
-    std::string_view error(buffer_);
-    error.remove_prefix(1);
-    if (error.size() >= 2) error.remove_suffix(2);
+    const std::string error = ScriptErrorText(buffer_);
     const std::size_t mark = reply_.BeginError();
     reply_.Raw(error);
     reply_.Raw(" script: ");
@@ -259,16 +326,16 @@ void TokenExtend(NativeRunner& r, std::span<const std::string_view> keys,
   std::int64_t left = 0;
   if (!r.Call(1, {key}) || !r.Integer(left)) return;
   if (left < 0) return r.Return(0);
-  char sum[24];
+  char sum[64];
   std::string_view ttl = argv[1];
   if (argv.size() >= 3 && argv[2] == "0") {
-    // Both below 10^15 and 2^63 ms: the sum Lua makes in a double is exact, and its %.17g is
-    // the integer's digits.
+    // Lua adds two doubles and redis.call writes the sum as it writes any number: past 2^53,
+    // or in exponent form, as the interpreter would (PEXPIRE then refuses it, as there).
     std::int64_t add = 0;
     for (const char c : argv[1].substr(argv[1][0] == '-' ? 1 : 0)) add = add * 10 + (c - '0');
     if (argv[1][0] == '-') add = -add;
-    const int n = std::snprintf(sum, sizeof(sum), "%lld", static_cast<long long>(add + left));
-    ttl = std::string_view(sum, static_cast<std::size_t>(n));
+    const double total = static_cast<double>(add) + static_cast<double>(left);
+    ttl = std::string_view(sum, protocol::FormatDouble(total, sum));
   }
   if (r.Call(2, {key, ttl})) r.Return(1);
 }
@@ -313,6 +380,47 @@ void RedlockRelease(NativeRunner& r, std::size_t first, std::span<const std::str
     }
   }
   r.Return(count);
+}
+
+// Redisson's tryLockInnerAsync: nil when taken or re-entered, else the holder's time left.
+void RedissonTryLock(NativeRunner& r, std::span<const std::string_view> keys,
+                     std::span<const std::string_view> argv) {
+  const std::string_view key = keys[0];
+  std::int64_t n = 0;
+  if (!r.Call(0, {key}) || !r.Integer(n)) return;
+  bool take = n == 0;
+  if (!take) {
+    if (!r.Call(1, {key, argv[1]}) || !r.Integer(n)) return;
+    take = n == 1;
+  }
+  if (!take) {
+    if (r.Call(4, {key})) r.ReturnLastInteger();
+    return;
+  }
+  if (!r.Call(2, {key, argv[1], "1"}) || !r.Call(3, {key, argv[0]})) return;
+  r.ReturnNil();
+}
+
+// Redisson's unlockInnerAsync: the latch answers a repeated unlock; otherwise one hold less,
+// and the last one deletes the lock, publishes the unlock message and sets the latch.
+void RedissonUnlock(NativeRunner& r, std::span<const std::string_view> keys,
+                    std::span<const std::string_view> argv) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {keys[2]}) || !r.Bulk(value, nil)) return;
+  if (!nil) return r.Return(value == "1" ? 1 : 0);
+  std::int64_t n = 0;
+  if (!r.Call(1, {keys[0], argv[2]}) || !r.Integer(n)) return;
+  if (n == 0) return r.ReturnNil();
+  if (!r.Call(2, {keys[0], argv[2], "-1"}) || !r.Integer(n)) return;
+  if (n > 0) {
+    if (r.Call(3, {keys[0], argv[1]}) && r.Call(4, {keys[2], "0", "px", argv[4]})) r.Return(0);
+    return;
+  }
+  if (r.Call(5, {keys[0]}) && r.CallNamed(6, argv[3], {keys[1], argv[0]}) &&
+      r.Call(7, {keys[2], "1", "px", argv[4]})) {
+    r.Return(1);
+  }
 }
 
 }  // namespace
@@ -370,6 +478,12 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
       break;
     case NativeProgram::kRedlockRelease:
       RedlockRelease(r, first, keys, argv);
+      break;
+    case NativeProgram::kRedissonTryLock:
+      RedissonTryLock(r, keys, argv);
+      break;
+    case NativeProgram::kRedissonUnlock:
+      RedissonUnlock(r, keys, argv);
       break;
   }
   EndRun(outer_now_ms);

@@ -36,6 +36,8 @@ constexpr KnownBody kKnownBodies[] = {
     {NativeProgram::kCompareAndPexpire, false, lock_scripts::kRedsyncTouch},
     {NativeProgram::kCompareAndDeleteOrMissing, false, lock_scripts::kRedsyncDelete},
     {NativeProgram::kTouchOrSetNx, false, lock_scripts::kRedsyncTouchWithSetNx},
+    {NativeProgram::kRedissonTryLock, false, lock_scripts::kRedissonTryLock},
+    {NativeProgram::kRedissonUnlock, false, lock_scripts::kRedissonUnlock},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonRedisCli},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonNode},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kRedisDocsUnlock},
@@ -88,6 +90,12 @@ std::vector<std::string_view> ExpectedCalls(NativeProgram program, bool selects_
     case NativeProgram::kRedlockRelease:
       calls.insert(calls.end(), {"get", "del"});
       break;
+    case NativeProgram::kRedissonTryLock:
+      calls.insert(calls.end(), {"exists", "hexists", "hincrby", "pexpire", "pttl"});
+      break;
+    case NativeProgram::kRedissonUnlock:
+      calls.insert(calls.end(), {"get", "hexists", "hincrby", "pexpire", "set", "del", "", "set"});
+      break;
   }
   return calls;
 }
@@ -108,9 +116,12 @@ std::vector<NativeCallSite> CallSites(std::string_view body) {
     }
     while (p < body.size() && body[p] == ' ') ++p;
     const char quote = p < body.size() ? body[p] : '\0';
-    const std::size_t end = body.find(quote, p + 1);
     NativeCallSite site;
-    site.name = std::string(body.substr(p + 1, end - p - 1));
+    std::size_t end = p;
+    if (quote == '\'' || quote == '"') {
+      end = body.find(quote, p + 1);
+      site.name = std::string(body.substr(p + 1, end - p - 1));
+    }
     site.line = 1;
     for (std::size_t i = 0; i < pos; ++i) site.line += body[i] == '\n' ? 1 : 0;
     sites.push_back(std::move(site));

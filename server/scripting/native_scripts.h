@@ -36,11 +36,14 @@ enum class NativeProgram : std::uint8_t {
   kRedlockAcquire,
   kRedlockExtend,
   kRedlockRelease,
+  // Redisson RLock: acquire or re-enter (a hash of holder -> count), and unlock with its latch
+  kRedissonTryLock,
+  kRedissonUnlock,
 };
 
 // One redis.call or redis.pcall of a known script, in the order they appear in its text.
 struct NativeCallSite {
-  std::string name;  // the command as the script spells it ("get", "GET")
+  std::string name;  // the command as the script spells it ("get", "GET"); empty: from ARGV
   int line = 0;      // where an error it raised is reported (@user_script:<line>)
 };
 

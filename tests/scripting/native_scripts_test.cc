@@ -60,11 +60,48 @@ std::string Sha(std::string_view body) {
 }
 
 // How every key of a case starts.
-enum class KeyState { kMissing, kOwnedWithTtl, kOwnedNoTtl, kOther, kHash, kMixed };
+enum class KeyState {
+  kMissing,
+  kOwnedWithTtl,
+  kOwnedNoTtl,
+  kOwnedHugeTtl,  // past 2^53 ms: redis-py's extend adds to it in a double
+  kOther,
+  kHash,
+  kMixed,
+  // Redisson: the first key a lock hash (holder uuid:1 once, twice, with a count that is not a
+  // number or cannot grow, or held by uuid:2), the third key its unlock latch.
+  kHeldOnce,
+  kHeldTwice,
+  kHeldBadCount,
+  kHeldMaxCount,
+  kHeldByOther,
+  kHeldWithLatch,
+  kHeldWithOddLatch,
+};
+
+bool IsRedisson(const NativeScript& script) {
+  return script.program == NativeProgram::kRedissonTryLock ||
+         script.program == NativeProgram::kRedissonUnlock;
+}
 
 void Prepare(Instance& s, const std::vector<std::string>& keys, KeyState state) {
   s.Run({"FLUSHALL"});
-  for (std::size_t i = 0; i < keys.size(); ++i) {
+  if (state >= KeyState::kHeldOnce) {
+    const char* count = state == KeyState::kHeldTwice      ? "2"
+                        : state == KeyState::kHeldBadCount ? "abc"
+                        : state == KeyState::kHeldMaxCount ? "9223372036854775807"
+                                                           : "1";
+    const char* holder = state == KeyState::kHeldByOther ? "uuid:2" : "uuid:1";
+    if (!keys.empty()) {
+      s.Run({"HSET", keys[0], holder, count});
+      s.Run({"PEXPIRE", keys[0], "30000"});
+    }
+    if (keys.size() >= 3 && state == KeyState::kHeldWithLatch) {
+      s.Run({"SET", keys[2], "1", "PX", "5000"});
+    }
+    if (keys.size() >= 3 && state == KeyState::kHeldWithOddLatch) s.Run({"SET", keys[2], "x"});
+  }
+  for (std::size_t i = 0; i < keys.size() && state < KeyState::kHeldOnce; ++i) {
     KeyState k = state;
     if (state == KeyState::kMixed) k = i % 2 == 0 ? KeyState::kOwnedWithTtl : KeyState::kOther;
     switch (k) {
@@ -77,11 +114,17 @@ void Prepare(Instance& s, const std::vector<std::string>& keys, KeyState state) 
       case KeyState::kOwnedNoTtl:
         s.Run({"SET", keys[i], "tok"});
         break;
+      case KeyState::kOwnedHugeTtl:
+        s.Run({"SET", keys[i], "tok"});
+        s.Run({"PEXPIRE", keys[i], "100000000000000001"});
+        break;
       case KeyState::kOther:
         s.Run({"SET", keys[i], "other", "PX", "20000"});
         break;
       case KeyState::kHash:
         s.Run({"HSET", keys[i], "tok", "1"});
+        break;
+      default:
         break;
     }
   }
@@ -101,6 +144,7 @@ std::string Observe(Instance& s, const std::vector<std::string>& keys) {
     for (const std::string& key : {std::string("a"), std::string("b"), std::string("c")}) {
       seen += s.Run({"TYPE", key}) + s.Run({"PTTL", key});
       if (s.Run({"TYPE", key}) == "+string\r\n") seen += s.Run({"GET", key});
+      if (s.Run({"TYPE", key}) == "+hash\r\n") seen += s.Run({"HGETALL", key});
     }
   }
   s.Run({"SELECT", "0"});
@@ -110,6 +154,28 @@ std::string Observe(Instance& s, const std::vector<std::string>& keys) {
 }
 
 std::vector<std::vector<std::string>> ArgvCases(const NativeScript& script) {
+  if (script.program == NativeProgram::kRedissonTryLock) {
+    return {{},
+            {"30000"},
+            {"30000", "uuid:1"},
+            {"30000", "uuid:2"},
+            {"0", "uuid:1"},
+            {"-5", "uuid:1"},
+            {"abc", "uuid:1"},
+            {"30000", "uuid:1", "extra"}};
+  }
+  if (script.program == NativeProgram::kRedissonUnlock) {
+    return {{},
+            {"0", "30000", "uuid:1", "publish"},
+            {"0", "30000", "uuid:1", "publish", "5000"},
+            {"0", "30000", "uuid:2", "publish", "5000"},
+            {"0", "30000", "uuid:1", "PUBLISH", "5000"},
+            {"0", "30000", "uuid:1", "spublish", "5000"},
+            {"0", "30000", "uuid:1", "get", "5000"},
+            {"0", "30000", "uuid:1", "publish", "0"},
+            {"0", "-1", "uuid:1", "publish", "5000"},
+            {"0", "abc", "uuid:1", "publish", "5000"}};
+  }
   std::vector<std::vector<std::string>> own = {
       {},
       {"tok"},
@@ -150,8 +216,14 @@ TEST_P(NativeScriptTest, AnswersAndActsAsTheInterpreterDoes) {
   Instance lua(false);
   const std::vector<std::vector<std::string>> key_sets = {
       {}, {"a"}, {"a", "b"}, {"a", "b", "c"}, {"a", "a"}};
-  const KeyState states[] = {KeyState::kMissing, KeyState::kOwnedWithTtl, KeyState::kOwnedNoTtl,
-                             KeyState::kOther,   KeyState::kHash,         KeyState::kMixed};
+  std::vector<KeyState> states = {
+      KeyState::kMissing, KeyState::kOwnedWithTtl, KeyState::kOwnedNoTtl, KeyState::kOwnedHugeTtl,
+      KeyState::kOther,   KeyState::kHash,         KeyState::kMixed};
+  if (IsRedisson(script)) {
+    states.insert(states.end(), {KeyState::kHeldOnce, KeyState::kHeldTwice, KeyState::kHeldBadCount,
+                                 KeyState::kHeldMaxCount, KeyState::kHeldByOther,
+                                 KeyState::kHeldWithLatch, KeyState::kHeldWithOddLatch});
+  }
   for (Instance* s : {&native, &lua}) {
     ASSERT_EQ(s->Run({"SCRIPT", "LOAD", std::string(script.body)}), BulkReply(script.sha));
   }
@@ -159,7 +231,13 @@ TEST_P(NativeScriptTest, AnswersAndActsAsTheInterpreterDoes) {
   for (const auto& keys : key_sets) {
     for (const KeyState state : states) {
       for (const auto& argv : ArgvCases(script)) {
-        for (const bool by_sha : {true, false}) {
+        for (const int variant : {0, 1, 2}) {
+          // EVALSHA and EVAL from a RESP2 client, and EVALSHA from a RESP3 one (one key set).
+          const bool by_sha = variant != 1;
+          const int resp = variant == 2 ? 3 : 2;
+          if (resp == 3 && keys.size() != 1) continue;
+          native.Run({"HELLO", std::to_string(resp)});
+          lua.Run({"HELLO", std::to_string(resp)});
           std::vector<std::string> call = {by_sha ? "EVALSHA" : "EVAL",
                                            by_sha ? script.sha : std::string(script.body),
                                            std::to_string(keys.size())};
@@ -173,13 +251,15 @@ TEST_P(NativeScriptTest, AnswersAndActsAsTheInterpreterDoes) {
           const std::string lua_reply = lua.Run(call);
           native.Run({"DEBUG", "COMMAND-LOG", "OFF"});
           lua.Run({"DEBUG", "COMMAND-LOG", "OFF"});
-          const std::string what = "keys " + std::to_string(keys.size()) + ", state " +
-                                   std::to_string(static_cast<int>(state)) + ", argv " +
-                                   std::to_string(argv.size()) +
-                                   (argv.empty() ? "" : " first " + argv[0]) +
-                                   (argv.size() > 1 ? " second " + argv[1] : "");
+          const std::string what =
+              "resp " + std::to_string(resp) + ", keys " + std::to_string(keys.size()) +
+              ", state " + std::to_string(static_cast<int>(state)) + ", argv " +
+              std::to_string(argv.size()) + (argv.empty() ? "" : " first " + argv[0]) +
+              (argv.size() > 1 ? " second " + argv[1] : "");
           ASSERT_EQ(native_reply, lua_reply) << what;
           ASSERT_EQ(Observe(native, keys), Observe(lua, keys)) << what;
+          native.Run({"HELLO", "2"});
+          lua.Run({"HELLO", "2"});
           ++cases;
         }
       }

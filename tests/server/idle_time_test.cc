@@ -132,6 +132,17 @@ TEST_F(IdleTimeTest, NoTouchClientReadsAreNoAccessButTouchIs) {
   EXPECT_EQ(Idle("s"), ":0\r\n");
 }
 
+// Redis asks the client that called the script, and its command (EVAL): no access at all.
+TEST_F(IdleTimeTest, NoTouchClientsScriptsAreNoAccessEvenTheirTouch) {
+  Run({"SET", "s", "v"});
+  EXPECT_EQ(Run({"CLIENT", "NO-TOUCH", "ON"}), "+OK\r\n");
+  clock_.AdvanceMs(3'000);
+
+  Run({"EVAL", "redis.call('get', KEYS[1]); return redis.call('touch', KEYS[1])", "1", "s"});
+
+  EXPECT_EQ(Idle("s"), ":3\r\n");
+}
+
 // RENAME and MOVE keep the value, and its access time; the lookup of the source is an access.
 TEST_F(IdleTimeTest, RenameAndMoveKeepTheAccessOfTheirLookup) {
   Run({"SET", "a", "v"});
