@@ -62,8 +62,11 @@ constexpr std::string_view kCompareAndDelete =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else "
     "return 0 end";
 
+// SET NX PX then the compare-and-delete release by EVALSHA; state.range(0) 0 runs the release in
+// the Lua interpreter (lua-native-scripts no), 1 as its native form.
 void BM_DispatchEvalshaCompareAndDelete(benchmark::State& state) {
   Bench b;
+  b.state.config.lua_native_scripts = state.range(0) != 0;
   b.Run({"SCRIPT", "LOAD", kCompareAndDelete});
   const std::string sha = b.out.substr(5, 40);
   for (auto _ : state) {
@@ -72,7 +75,7 @@ void BM_DispatchEvalshaCompareAndDelete(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * 2);
 }
-BENCHMARK(BM_DispatchEvalshaCompareAndDelete);
+BENCHMARK(BM_DispatchEvalshaCompareAndDelete)->Arg(0)->Arg(1);
 
 // EVALSHA of `script` with one key and one argument, the shape of the lock scripts.
 void RunEvalsha(benchmark::State& state, const char* script) {

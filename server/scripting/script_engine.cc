@@ -1,10 +1,12 @@
 #include "server/scripting/script_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <lua.hpp>
+#include <new>
 
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
@@ -240,8 +242,10 @@ ScriptEngine& ScriptEngine::Self(lua_State* lua) {
 void* ScriptEngine::Allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size) {
   auto* self = static_cast<ScriptEngine*>(ud);
   if (new_size == 0) {
-    self->lua_memory_ -= old_size;
-    std::free(ptr);
+    if (ptr != nullptr) {
+      self->lua_memory_ -= old_size;
+      self->lua_pool_.Free(ptr, old_size);
+    }
     return nullptr;
   }
   // The cap applies while a script runs; the engine's own work (conversions after the script)
@@ -253,8 +257,20 @@ void* ScriptEngine::Allocate(void* ud, void* ptr, std::size_t old_size, std::siz
       return nullptr;
     }
   }
-  void* block = std::realloc(ptr, new_size);
-  if (block == nullptr) return nullptr;
+  // Lua's strings, tables and closures are mostly small and short-lived: the pool's size
+  // classes serve them from slabs, with none of malloc's bookkeeping.
+  void* block = ptr;
+  if (ptr == nullptr || !storage::EntryPool::Fits(ptr, old_size, new_size)) {
+    try {
+      block = self->lua_pool_.Allocate(new_size);
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+    if (ptr != nullptr) {
+      std::memcpy(block, ptr, std::min(old_size, new_size));
+      self->lua_pool_.Free(ptr, old_size);
+    }
+  }
   self->lua_memory_ = self->lua_memory_ - (ptr != nullptr ? old_size : 0) + new_size;
   return block;
 }
@@ -342,6 +358,7 @@ void ScriptEngine::DestroyState() {
   if (lua_ != nullptr) lua_close(lua_);
   lua_ = nullptr;
   lua_memory_ = 0;
+  lua_pool_.Trim(static_cast<std::size_t>(-1));
   scripts_.clear();
 }
 

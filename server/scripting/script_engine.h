@@ -23,6 +23,7 @@
 #include "protocol/reply_writer.h"
 #include "server/scripting/native_scripts.h"
 #include "server/session.h"
+#include "storage/entry_pool.h"
 
 struct lua_State;
 struct lua_Debug;
@@ -133,6 +134,8 @@ class ScriptEngine {
   int error_handler_ref_ = 0;
   int trampoline_ref_ = 0;
   std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
+  // Declared before the Lua state's users: the state is closed (DestroyState) before it goes.
+  storage::EntryPool lua_pool_;
   std::size_t lua_memory_ = 0;
   std::size_t lua_memory_limit_;
   std::uint64_t random_state_;
