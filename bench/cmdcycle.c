@@ -42,7 +42,8 @@ after unexpected replies, 2 on an error.
 #include <time.h>
 #include <unistd.h>
 
-enum { kSubBits = 6, kSub = 1 << kSubBits, kBuckets = 64 * kSub };
+#include "cycle_common.h"
+
 enum { kMaxArgs = 32, kArgMax = 256, kOutMax = 4096, kInMax = 8192 };
 
 struct Step {
@@ -73,47 +74,12 @@ struct Options {
   uint64_t seed;
 };
 
-static uint64_t histogram[kBuckets];
 static struct Step* steps;
 static int step_count;
-
-static uint64_t NowNs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void Die(const char* what) {
-  perror(what);
-  exit(2);
-}
 
 static void Fail(const char* what, const char* detail) {
   fprintf(stderr, "cmdcycle: %s%s\n", what, detail);
   exit(2);
-}
-
-static int BucketOf(uint64_t v) {
-  if (v < kSub) return (int)v;
-  int exp = 63 - __builtin_clzll(v);
-  return (exp - kSubBits + 1) * kSub + (int)((v >> (exp - kSubBits)) & (kSub - 1));
-}
-
-static double BucketMid(int b) {
-  if (b < kSub) return b;
-  int exp = b / kSub + kSubBits - 1;
-  uint64_t lo = (uint64_t)(kSub + b % kSub) << (exp - kSubBits);
-  return lo + ((uint64_t)1 << (exp - kSubBits)) / 2.0;
-}
-
-static double PercentileUs(uint64_t total, double q) {
-  uint64_t rank = (uint64_t)(q * (double)total);
-  uint64_t seen = 0;
-  for (int b = 0; b < kBuckets; b++) {
-    seen += histogram[b];
-    if (seen > rank) return BucketMid(b) / 1000.0;
-  }
-  return 0;
 }
 
 /* Length of the one complete RESP2 reply at the start of buf (arrays included), 0 if it is not
@@ -139,25 +105,7 @@ static size_t ReplyLength(const char* buf, size_t len) {
   return line;
 }
 
-static int Connect(const struct Options* o) {
-  if (o->unix_path != NULL) {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (strlen(o->unix_path) >= sizeof addr.sun_path) Fail("unix socket path too long: ", o->unix_path);
-    strcpy(addr.sun_path, o->unix_path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0) Die("socket");
-    if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) Die("connect");
-    return fd;
-  }
-  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
-  if (inet_pton(AF_INET, o->host, &addr.sin_addr) != 1) Fail("bad host ", o->host);
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) Die("socket");
-  if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) Die("connect");
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
+static int Connect(const struct Options* o) { return ConnectTo(o->host, o->port, o->unix_path); }
 
 /* One argument with its placeholders expanded; returns its length. */
 static size_t Expand(const char* arg, const struct Conn* c, uint64_t seed, char* out) {

@@ -32,6 +32,8 @@ Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_u
 #include <time.h>
 #include <unistd.h>
 
+#include "cycle_common.h"
+
 static const char kReleaseScript[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) "
     "else return 0 end";
@@ -39,7 +41,6 @@ static const char kExtendScript[] =
     "if redis.call(\"get\",KEYS[1]) == ARGV[1] then "
     "return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 
-enum { kSubBits = 6, kSub = 1 << kSubBits, kBuckets = 64 * kSub };
 enum Step { kAcquire, kExtend, kRelease, kSteps };
 
 struct Conn {
@@ -66,42 +67,7 @@ struct Options {
   long ttl_ms;
 };
 
-static uint64_t histogram[kBuckets];
 static char release_sha[41], extend_sha[41];
-
-static uint64_t NowNs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void Die(const char* what) {
-  perror(what);
-  exit(2);
-}
-
-static int BucketOf(uint64_t v) {
-  if (v < kSub) return (int)v;
-  int exp = 63 - __builtin_clzll(v);
-  return (exp - kSubBits + 1) * kSub + (int)((v >> (exp - kSubBits)) & (kSub - 1));
-}
-
-static double BucketMid(int b) {
-  if (b < kSub) return b;
-  int exp = b / kSub + kSubBits - 1;
-  uint64_t lo = (uint64_t)(kSub + b % kSub) << (exp - kSubBits);
-  return lo + ((uint64_t)1 << (exp - kSubBits)) / 2.0;
-}
-
-static double PercentileUs(uint64_t total, double q) {
-  uint64_t rank = (uint64_t)(q * (double)total);
-  uint64_t seen = 0;
-  for (int b = 0; b < kBuckets; b++) {
-    seen += histogram[b];
-    if (seen > rank) return BucketMid(b) / 1000.0;
-  }
-  return 0;
-}
 
 /* Length of the one complete RESP reply at the start of buf, 0 if it is not complete yet. Only
    the reply types these commands produce: simple string, error, integer, bulk string. */
@@ -115,31 +81,7 @@ static size_t ReplyLength(const char* buf, size_t len) {
   return len >= line + (size_t)n + 2 ? line + (size_t)n + 2 : 0;
 }
 
-static int Connect(const struct Options* o) {
-  if (o->unix_path != NULL) {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (strlen(o->unix_path) >= sizeof addr.sun_path) {
-      fprintf(stderr, "unix socket path too long: %s\n", o->unix_path);
-      exit(2);
-    }
-    strcpy(addr.sun_path, o->unix_path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0) Die("socket");
-    if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) Die("connect");
-    return fd;
-  }
-  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
-  if (inet_pton(AF_INET, o->host, &addr.sin_addr) != 1) {
-    fprintf(stderr, "bad host %s\n", o->host);
-    exit(2);
-  }
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) Die("socket");
-  if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) Die("connect");
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
+static int Connect(const struct Options* o) { return ConnectTo(o->host, o->port, o->unix_path); }
 
 static size_t AppendBulk(char* out, size_t at, const char* s) {
   return at + (size_t)sprintf(out + at, "$%zu\r\n%s\r\n", strlen(s), s);
