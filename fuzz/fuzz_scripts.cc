@@ -9,13 +9,19 @@
 // The script is loaded, run with EVALSHA by a RESP2 client, then with EVAL_RO by a RESP3 client,
 // so the second run sees what the first wrote. Scripts may call DEBUG. When a script turns busy,
 // another client sends PING, which must be refused with BUSY, and then SCRIPT KILL.
+//
+// A script warden knows by its SHA-1 (server/scripting/native_scripts.h) runs natively; then a
+// twin server with lua-native-scripts no gets the same calls, plus a second EVALSHA, and every
+// reply must be the same.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fuzz/fuzz_harness.h"
+#include "server/scripting/native_scripts.h"
 
 namespace warden::fuzz {
 namespace {
@@ -57,15 +63,25 @@ void RunScript(std::string_view input) {
     return;
   }
   const std::string sha = sha_reply.substr(5, 40);
+  std::unique_ptr<FuzzServer> lua;
+  if (server::FindNativeScript(sha) != nullptr) {
+    lua = std::make_unique<FuzzServer>();
+    lua->state().config.lua_native_scripts = false;
+    Check(lua->Run(kRunner, load) == sha_reply, "the twin loads the same script");
+  }
 
   auto eval = [&](std::string_view command, std::string_view body_or_sha, std::size_t client) {
     std::vector<std::string_view> args = {command, body_or_sha};
     if (eval_args.empty()) args.push_back("0");
     args.insert(args.end(), eval_args.begin(), eval_args.end());
     polls = 0;
-    server.Run(client, args);
+    const std::string reply = server.Run(client, args);
+    if (lua != nullptr) {
+      Check(lua->Run(client, args) == reply, "a known script's native form answers as Lua does");
+    }
   };
   eval("EVALSHA", sha, kRunner);
+  if (lua != nullptr) eval("EVALSHA", sha, kRunner);
   if (!server.out_of_time()) eval("EVAL_RO", script, kRoRunner);
   server.CheckScanSeesEveryKey();
 }
