@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
+#include "server/command_context.h"
 #include "server/dispatcher.h"
 #include "server/scripting/lua_bridge.h"
 #include "server/scripting/native_scripts.h"
@@ -17,31 +19,20 @@
 namespace warden::server {
 namespace {
 
-// A canonical decimal integer (no sign on zero, no leading zeros) below 10^15 in magnitude:
-// PEXPIRE takes it whatever the clock reads, and so does SET's PX when it is positive.
+// A canonical integer (Redis's string2ll) below 10^15 in magnitude: PEXPIRE takes it whatever
+// the clock reads, and so does SET's PX when it is positive.
 bool IsPlainMillis(std::string_view arg, bool positive) {
-  std::string_view digits = arg;
-  const bool negative = !digits.empty() && digits[0] == '-';
-  if (negative) digits.remove_prefix(1);
-  if (digits.empty() || digits.size() > 15) return false;
-  if (digits[0] == '0' && (digits.size() > 1 || negative || positive)) return false;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') return false;
-  }
-  return !(positive && negative);
+  constexpr std::int64_t kLimit = 1'000'000'000'000'000;
+  std::int64_t n = 0;
+  return protocol::ParseStrictInt64(arg, n) && n > -kLimit && n < kLimit && (!positive || n > 0);
 }
 
 // tonumber(arg) written back as redis.call writes a Lua number: the same digits only when arg
-// is a canonical non-negative integer, which SELECT accepts when below the database count.
+// is canonical, and SELECT accepts it when below the database count.
 bool IsPlainDb(std::string_view arg, int databases, int& db) {
-  if (arg.empty() || arg.size() > 4 || (arg[0] == '0' && arg.size() > 1)) return false;
-  int n = 0;
-  for (const char c : arg) {
-    if (c < '0' || c > '9') return false;
-    n = n * 10 + (c - '0');
-  }
-  if (n >= databases) return false;
-  db = n;
+  std::int64_t n = 0;
+  if (!protocol::ParseStrictInt64(arg, n) || n < 0 || n >= databases) return false;
+  db = static_cast<int>(n);
   return true;
 }
 
@@ -51,26 +42,6 @@ bool AllStrings(const storage::Keyspace& keyspace, std::span<const std::string_v
     const storage::Entry* e = keyspace.Peek(key);
     if (e != nullptr && !e->is_string()) return false;
   }
-  return true;
-}
-
-// Redis's string2ll: an optional '-', digits without a leading zero, within int64.
-bool StrictInt64(std::string_view s, std::int64_t& out) {
-  std::string_view digits = s;
-  const bool negative = !digits.empty() && digits[0] == '-';
-  if (negative) digits.remove_prefix(1);
-  if (digits.empty() || digits.size() > 19 ||
-      (digits[0] == '0' && (digits.size() > 1 || negative))) {
-    return false;
-  }
-  std::uint64_t v = 0;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
-  if (v > limit) return false;
-  out = negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
   return true;
 }
 
@@ -86,7 +57,7 @@ bool RedissonHashFits(const storage::Keyspace& keyspace, std::string_view key,
   if (!value.has_value()) return true;
   std::int64_t n = 0;
   std::int64_t sum = 0;
-  return StrictInt64(*value, n) && !__builtin_add_overflow(n, by, &sum);
+  return protocol::ParseStrictInt64(*value, n) && !__builtin_add_overflow(n, by, &sum);
 }
 
 // Redisson's unlock latch: missing, or the "0" or "1" Redisson writes (tonumber of which is
@@ -94,15 +65,6 @@ bool RedissonHashFits(const storage::Keyspace& keyspace, std::string_view key,
 bool RedissonLatchFits(const storage::Keyspace& keyspace, std::string_view key) {
   const storage::Entry* e = keyspace.Peek(key);
   return e == nullptr || (e->is_string() && (e->value() == "0" || e->value() == "1"));
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const char c = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] + 32) : a[i];
-    if (c != b[i]) return false;
-  }
-  return true;
 }
 
 // Whether the native form gives what the Lua form would for these KEYS and ARGV (the script's
@@ -134,7 +96,7 @@ bool Covers(NativeProgram program, const storage::Keyspace& keyspace,
     case NativeProgram::kRedissonUnlock:
       return keys.size() >= 3 && argv.size() >= 5 && IsPlainMillis(argv[1], false) &&
              IsPlainMillis(argv[4], true) &&
-             (EqualsNoCase(argv[3], "publish") || EqualsNoCase(argv[3], "spublish")) &&
+             (ArgIs(argv[3], "publish") || ArgIs(argv[3], "spublish")) &&
              RedissonLatchFits(keyspace, keys[2]) &&
              RedissonHashFits(keyspace, keys[0], argv[2], -1);
   }
@@ -153,18 +115,8 @@ bool ReadBulk(std::string_view reply, std::string_view& value, bool& nil) {
 }
 
 bool ReadInteger(std::string_view reply, std::int64_t& n) {
-  if (reply.size() < 4 || reply[0] != ':') return false;
-  std::string_view digits = reply.substr(1, reply.size() - 3);
-  const bool negative = !digits.empty() && digits[0] == '-';
-  if (negative) digits.remove_prefix(1);
-  if (digits.empty()) return false;
-  std::int64_t v = 0;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  n = negative ? -v : v;
-  return true;
+  return reply.size() >= 4 && reply[0] == ':' &&
+         protocol::ParseStrictInt64(reply.substr(1, reply.size() - 3), n);
 }
 
 }  // namespace
@@ -192,28 +144,14 @@ class NativeRunner {
   // The same for a site whose command name the script takes from ARGV.
   bool CallNamed(std::size_t site, std::string_view name,
                  std::initializer_list<std::string_view> args) {
-    std::string_view argv[8];
-    std::size_t argc = 0;
-    argv[argc++] = name;
-    for (const std::string_view arg : args) argv[argc++] = arg;
-    buffer_.clear();
-    protocol::ReplyWriter writer(&buffer_, 2);
-    RunScriptCommand(server_, session_, std::span<const std::string_view>(argv, argc),
-                     run_.read_only, run_.wrote, writer);
+    Send(name, args);
     last_site_ = site;
     if (!buffer_.empty() && buffer_[0] == '-') return Raise();
     return true;
   }
   // The same for redis.pcall: an error is the script's to ignore.
   void ProtectedCall(std::size_t site, std::initializer_list<std::string_view> args) {
-    std::string_view argv[8];
-    std::size_t argc = 0;
-    argv[argc++] = native_.calls[site].name;
-    for (const std::string_view arg : args) argv[argc++] = arg;
-    buffer_.clear();
-    protocol::ReplyWriter writer(&buffer_, 2);
-    RunScriptCommand(server_, session_, std::span<const std::string_view>(argv, argc),
-                     run_.read_only, run_.wrote, writer);
+    Send(native_.calls[site].name, args);
   }
 
   // The last call's reply as GET's: false (having replied) when it was not a bulk reply.
@@ -231,6 +169,18 @@ class NativeRunner {
   bool LastIsStatus() const { return !buffer_.empty() && buffer_[0] == '+'; }
 
  private:
+  // Runs `name args...` as redis.call does; the reply is left in buffer_.
+  void Send(std::string_view name, std::initializer_list<std::string_view> args) {
+    std::string_view argv[8];
+    std::size_t argc = 0;
+    argv[argc++] = name;
+    for (const std::string_view arg : args) argv[argc++] = arg;
+    buffer_.clear();
+    protocol::ReplyWriter writer(&buffer_, 2);
+    RunScriptCommand(server_, session_, std::span<const std::string_view>(argv, argc),
+                     run_.read_only, run_.wrote, writer);
+  }
+
   // As Run reports an error raised by redis.call: the command's error, where it was raised.
   bool Raise() {
     const std::string error = ScriptErrorText(buffer_);
@@ -263,12 +213,18 @@ class NativeRunner {
 
 namespace {
 
-void CompareAndDelete(NativeRunner& r, std::string_view key, std::string_view token) {
+// The owner's token in `key`, then call site 1 with `then_args`: the script returns that call's
+// integer reply (compare-and-delete, compare-and-pexpire) or, with `one`, 1 (redis-py, whose
+// `not token or token ~= ARGV[1]` returns 0 exactly when the token differs).
+void IfOwned(NativeRunner& r, std::string_view key, std::string_view token,
+             std::initializer_list<std::string_view> then_args, bool one) {
   std::string_view value;
   bool nil = false;
   if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
   if (nil || value != token) return r.Return(0);
-  if (r.Call(1, {key})) r.ReturnLastInteger();
+  if (!r.Call(1, then_args)) return;
+  if (one) return r.Return(1);
+  r.ReturnLastInteger();
 }
 
 // go-redsync's later delete: -1 tells the caller the lock was already gone.
@@ -296,25 +252,6 @@ void TouchOrSetNx(NativeRunner& r, std::string_view key, std::string_view token,
   r.Return(r.LastIsStatus() ? 1 : 0);
 }
 
-void CompareAndPexpire(NativeRunner& r, std::string_view key, std::string_view token,
-                       std::string_view ms) {
-  std::string_view value;
-  bool nil = false;
-  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
-  if (nil || value != token) return r.Return(0);
-  if (r.Call(1, {key, ms})) r.ReturnLastInteger();
-}
-
-// redis-py's release (`del`) and reacquire (`pexpire`): the token, then one call and 1.
-void TokenThen(NativeRunner& r, std::string_view key, std::string_view token,
-               std::initializer_list<std::string_view> then_args) {
-  std::string_view value;
-  bool nil = false;
-  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
-  if (nil || value != token) return r.Return(0);
-  if (r.Call(1, then_args)) r.Return(1);
-}
-
 // redis-py's extend: ARGV[3] == "0" adds ARGV[2] to the time left, else replaces it.
 void TokenExtend(NativeRunner& r, std::span<const std::string_view> keys,
                  std::span<const std::string_view> argv) {
@@ -332,8 +269,7 @@ void TokenExtend(NativeRunner& r, std::span<const std::string_view> keys,
     // Lua adds two doubles and redis.call writes the sum as it writes any number: past 2^53,
     // or in exponent form, as the interpreter would (PEXPIRE then refuses it, as there).
     std::int64_t add = 0;
-    for (const char c : argv[1].substr(argv[1][0] == '-' ? 1 : 0)) add = add * 10 + (c - '0');
-    if (argv[1][0] == '-') add = -add;
+    protocol::ParseStrictInt64(argv[1], add);  // Covers checked it
     const double total = static_cast<double>(add) + static_cast<double>(left);
     ttl = std::string_view(sum, protocol::FormatDouble(total, sum));
   }
@@ -450,10 +386,10 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
   }
   switch (native.program) {
     case NativeProgram::kCompareAndDelete:
-      CompareAndDelete(r, keys[0], argv[0]);
+      IfOwned(r, keys[0], argv[0], {keys[0]}, false);
       break;
     case NativeProgram::kCompareAndPexpire:
-      CompareAndPexpire(r, keys[0], argv[0], argv[1]);
+      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, false);
       break;
     case NativeProgram::kCompareAndDeleteOrMissing:
       CompareAndDeleteOrMissing(r, keys[0], argv[0]);
@@ -462,10 +398,10 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
       TouchOrSetNx(r, keys[0], argv[0], argv[1]);
       break;
     case NativeProgram::kTokenDelete:
-      TokenThen(r, keys[0], argv[0], {keys[0]});
+      IfOwned(r, keys[0], argv[0], {keys[0]}, true);
       break;
     case NativeProgram::kTokenPexpire:
-      TokenThen(r, keys[0], argv[0], {keys[0], argv[1]});
+      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, true);
       break;
     case NativeProgram::kTokenExtend:
       TokenExtend(r, keys, argv);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "server/command_context.h"
 #include "server/scripting/lock_library_scripts.h"
 #include "server/scripting/sha1.h"
 
@@ -51,15 +52,6 @@ constexpr KnownBody kKnownBodies[] = {
     {NativeProgram::kCompareAndPexpire, false, lock_scripts::kOneLineExtendSpaced},
     {NativeProgram::kCompareAndPexpire, false, lock_scripts::kRedlock3Extend},
 };
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 // The commands each program calls, in the order their calls appear in the script's text.
 std::vector<std::string_view> ExpectedCalls(NativeProgram program, bool selects_db) {
@@ -145,7 +137,7 @@ std::vector<NativeScript> BuildScripts() {
     const std::vector<std::string_view> expected = ExpectedCalls(known.program, known.selects_db);
     if (script.calls.size() != expected.size()) std::abort();
     for (std::size_t i = 0; i < expected.size(); ++i) {
-      if (!EqualsNoCase(script.calls[i].name, expected[i])) std::abort();
+      if (!ArgIs(script.calls[i].name, expected[i])) std::abort();
     }
     scripts.push_back(std::move(script));
   }
