@@ -85,6 +85,17 @@ std::string ScriptErrorText(std::string_view text) {
   return code;
 }
 
+void WriteErrorPlace(protocol::ReplyWriter& reply, std::string_view sha, std::string_view source,
+                     std::string_view line) {
+  reply.Raw(" script: ");
+  reply.Raw(sha);
+  reply.Raw(", on ");
+  reply.Raw(source);
+  reply.Raw(":");
+  reply.Raw(line);
+  reply.Raw(".");
+}
+
 void PushReply(lua_State* lua, const protocol::Reply& reply, int resp) {
   using protocol::ReplyType;
   if (!lua_checkstack(lua, 5)) {

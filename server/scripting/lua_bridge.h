@@ -25,6 +25,10 @@ void PushErrorTable(lua_State* lua, std::string_view text);
 // The `err` of that table: the code (ERR unless the text starts with "-CODE ") and the message
 // without surrounding CR/LF.
 std::string ScriptErrorText(std::string_view text);
+// Where an uncaught script error was raised, after its text: " script: <sha>, on <source>:<line>."
+// (Redis's luaCallFunction suffix).
+void WriteErrorPlace(protocol::ReplyWriter& reply, std::string_view sha, std::string_view source,
+                     std::string_view line);
 
 // Lua numbers become integers by C truncation; values outside int64 (and NaN) become INT64_MIN,
 // as the x86 conversion Redis relies on does.

@@ -186,13 +186,10 @@ class NativeRunner {
     const std::string error = ScriptErrorText(buffer_);
     const std::size_t mark = reply_.BeginError();
     reply_.Raw(error);
-    reply_.Raw(" script: ");
-    reply_.Raw(sha_);
-    reply_.Raw(", on @user_script:");
     char line[16];
     const int n = std::snprintf(line, sizeof(line), "%d", native_.calls[last_site_].line);
-    reply_.Raw(std::string_view(line, static_cast<std::size_t>(n)));
-    reply_.Raw(".");
+    WriteErrorPlace(reply_, sha_, "@user_script",
+                    std::string_view(line, static_cast<std::size_t>(n)));
     reply_.EndError(mark, true);
     return false;
   }

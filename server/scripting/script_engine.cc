@@ -662,15 +662,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
     }
     const char* source = lua_tostring(lua_, err + 2);
     const char* line = lua_tostring(lua_, err + 3);
-    if (source != nullptr && line != nullptr) {
-      reply.Raw(" script: ");
-      reply.Raw(sha);
-      reply.Raw(", on ");
-      reply.Raw(source);
-      reply.Raw(":");
-      reply.Raw(line);
-      reply.Raw(".");
-    }
+    if (source != nullptr && line != nullptr) WriteErrorPlace(reply, sha, source, line);
     reply.EndError(mark, repeat);
   } else {
     // Errors the handler never saw (out of memory) arrive as plain strings.
