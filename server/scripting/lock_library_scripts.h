@@ -9,7 +9,11 @@
 //   redis-semaphore 5.x    swarthy/redis-semaphore src/mutex/refresh.ts @ 27b0748 and
 //                          src/mutex/release.ts @ 44d22e8 (acquire is a plain SET PX NX)
 //   Redisson 3.52.0        redisson/redisson RedissonLock.java @ 3d8945a (tryLockInnerAsync,
-//                          unlockInnerAsync), as tests/clients/python/redisson_lock_scripts.py
+//                          unlockInnerAsync), renewal/LockTask.java (the watchdog's batch
+//                          renewal), as tests/clients/python/redisson_lock_scripts.py; and
+//                          3.16-3.43's one-lock renewExpirationAsync
+//   Spring Integration     spring-projects/spring-integration RedisLockRegistry.java @ 0000434
+//                          (obtain, renew, spin and pub/sub unlock), and 5.x's obtain
 //   go-redsync v4          go-redsync/redsync mutex.go: early v4 @ ef3eedd (deleteScript,
 //                          touchScript); later v4 (deleteScript returning -1 for a missing key,
 //                          touchWithSetNXScript), whose SHA-1s the latest scripts.go pins.
@@ -256,6 +260,60 @@ constexpr std::string_view kRedissonUnlock =
     "redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); redis.call('set', KEYS[3], "
     "1, 'px', ARGV[5]); return 1; end; ";
 
+// Redisson 3.52.0, renewal/LockTask.java, renew: the watchdog, every lockWatchdogTimeout / 3,
+// for up to lockWatchdogBatchSize (100) locks at once.
+constexpr std::string_view kRedissonRenewBatch =
+    "local result = {} for i = 1, #KEYS, 1 do if (redis.call('hexists', KEYS[i], ARGV[i + 1]) == "
+    "1) then redis.call('pexpire', KEYS[i], ARGV[1]); table.insert(result, 1); else "
+    "table.insert(result, 0); end; end; return result;";
+
+// Redisson 3.16-3.43, RedissonBaseLock.java, renewExpirationAsync: the watchdog before 3.44, one
+// lock per call.
+constexpr std::string_view kRedissonRenew =
+    "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then redis.call('pexpire', KEYS[1], "
+    "ARGV[1]); return 1; end; return 0;";
+
+// Spring Integration 6.x and 7.x, spring-projects/spring-integration
+// spring-integration-redis/.../redis/util/RedisLockRegistry.java @ 0000434 (Java text blocks,
+// so one tab of indentation is left and each ends in a newline): RedisLock.OBTAIN_LOCK_SCRIPT.
+constexpr std::string_view kSpringObtain =
+    "local lockClientId = redis.call('GET', KEYS[1])\n"
+    "if lockClientId == ARGV[1] then\n"
+    "\tredis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+    "\treturn true\n"
+    "elseif not lockClientId then\n"
+    "\tredis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])\n"
+    "\treturn true\n"
+    "end\n"
+    "return false\n";
+
+// Spring Integration, RedisLockRegistry.java, RedisLock.RENEW_SCRIPT.
+constexpr std::string_view kSpringRenew =
+    "if (redis.call('GET', KEYS[1]) == ARGV[1]) then\n"
+    "\tredis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+    "\treturn true\n"
+    "end\n"
+    "return false\n";
+
+// Spring Integration, RedisLockRegistry.java, RedisSpinLock.UNLINK_UNLOCK_SCRIPT (the default
+// lock type).
+constexpr std::string_view kSpringSpinUnlock =
+    "local lockClientId = redis.call('GET', KEYS[1])\n"
+    "if lockClientId == ARGV[1] then\n"
+    "\tredis.call('UNLINK', KEYS[1])\n"
+    "\treturn true\n"
+    "end\n"
+    "return false\n";
+
+// Spring Integration, RedisLockRegistry.java, RedisPubSubLock.UNLINK_UNLOCK_SCRIPT.
+constexpr std::string_view kSpringPubSubUnlock =
+    "local lockClientId = redis.call('GET', KEYS[1])\n"
+    "if (lockClientId == ARGV[1] and redis.call('UNLINK', KEYS[1]) == 1) then\n"
+    "\tredis.call('PUBLISH', ARGV[2], KEYS[1])\n"
+    "\treturn true\n"
+    "end\n"
+    "return false\n";
+
 // Further texts of the same scripts (each a different SHA-1, so each is listed):
 
 // the redis-cli lock lesson (../shared/seeds), compare-and-delete.
@@ -394,5 +452,18 @@ constexpr std::string_view kSesame14Release =
     "\n"
     "  -- Return the number of entries removed.\n"
     "  return count\n";
+
+// Spring Integration 5.x, RedisLockRegistry.java, OBTAIN_LOCK_SCRIPT as a concatenation of
+// "...\n" strings (before the text blocks of 6.0).
+constexpr std::string_view kSpring5Obtain =
+    "local lockClientId = redis.call('GET', KEYS[1])\n"
+    "if lockClientId == ARGV[1] then\n"
+    "  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+    "  return true\n"
+    "elseif not lockClientId then\n"
+    "  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])\n"
+    "  return true\n"
+    "end\n"
+    "return false";
 
 }  // namespace warden::server::lock_scripts

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
@@ -60,6 +61,14 @@ bool RedissonHashFits(const storage::Keyspace& keyspace, std::string_view key,
   return protocol::ParseStrictInt64(*value, n) && !__builtin_add_overflow(n, by, &sum);
 }
 
+// A Redisson lock HEXISTS can look into: missing, or a hash.
+bool MissingOrHash(const storage::Keyspace& keyspace, std::string_view key,
+                   std::string_view field) {
+  if (field.size() > storage::Keyspace::kMaxKeyLength) return false;
+  const storage::Entry* e = keyspace.Peek(key);
+  return e == nullptr || e->type() == storage::ValueType::kHash;
+}
+
 // Redisson's unlock latch: missing, or the "0" or "1" Redisson writes (tonumber of which is
 // plainly that integer).
 bool RedissonLatchFits(const storage::Keyspace& keyspace, std::string_view key) {
@@ -99,6 +108,27 @@ bool Covers(NativeProgram program, const storage::Keyspace& keyspace,
              (ArgIs(argv[3], "publish") || ArgIs(argv[3], "spublish")) &&
              RedissonLatchFits(keyspace, keys[2]) &&
              RedissonHashFits(keyspace, keys[0], argv[2], -1);
+    case NativeProgram::kRedissonRenew:
+      return !keys.empty() && argv.size() >= 2 && IsPlainMillis(argv[0], false) &&
+             MissingOrHash(keyspace, keys[0], argv[1]);
+    case NativeProgram::kRedissonRenewBatch:
+      // ARGV[i + 1] is the holder of KEYS[i]; with no keys the script touches nothing.
+      if (keys.empty()) return true;
+      if (argv.size() < keys.size() + 1 || !IsPlainMillis(argv[0], false)) return false;
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!MissingOrHash(keyspace, keys[i], argv[i + 1])) return false;
+      }
+      return true;
+    case NativeProgram::kSpringObtain:
+      return !keys.empty() && argv.size() >= 2 && IsPlainMillis(argv[1], true) &&
+             AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kSpringRenew:
+      return !keys.empty() && argv.size() >= 2 && IsPlainMillis(argv[1], false) &&
+             AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kSpringUnlink:
+      return !keys.empty() && !argv.empty() && AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kSpringUnlinkPublish:
+      return !keys.empty() && argv.size() >= 2 && AllStrings(keyspace, keys.first(1));
   }
   return false;
 }
@@ -165,6 +195,11 @@ class NativeRunner {
     if (Integer(n)) reply_.Integer(n);
   }
   void Return(std::int64_t n) { reply_.Integer(n); }
+  // A Lua table of integers.
+  void ReturnIntegers(std::span<const std::uint8_t> values) {
+    reply_.ArrayHeader(values.size());
+    for (const std::uint8_t n : values) reply_.Integer(n);
+  }
   void ReturnNil() { reply_.Null(); }
   bool LastIsStatus() const { return !buffer_.empty() && buffer_[0] == '+'; }
 
@@ -210,18 +245,23 @@ class NativeRunner {
 
 namespace {
 
-// The owner's token in `key`, then call site 1 with `then_args`: the script returns that call's
-// integer reply (compare-and-delete, compare-and-pexpire) or, with `one`, 1 (redis-py, whose
-// `not token or token ~= ARGV[1]` returns 0 exactly when the token differs).
+// What a script checking the owner's token returns.
+enum class Owned {
+  kCallsReply,   // the call's integer reply, else 0 (compare-and-delete, compare-and-pexpire)
+  kOneOrZero,    // 1, else 0 (redis-py, whose `not token or token ~= ARGV[1]` is a plain miss)
+  kTrueOrFalse,  // true (1), else false (nil): Spring
+};
+
+// The owner's token in `key`, then call site 1 with `then_args`.
 void IfOwned(NativeRunner& r, std::string_view key, std::string_view token,
-             std::initializer_list<std::string_view> then_args, bool one) {
+             std::initializer_list<std::string_view> then_args, Owned returns) {
   std::string_view value;
   bool nil = false;
   if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
-  if (nil || value != token) return r.Return(0);
+  if (nil || value != token) return returns == Owned::kTrueOrFalse ? r.ReturnNil() : r.Return(0);
   if (!r.Call(1, then_args)) return;
-  if (one) return r.Return(1);
-  r.ReturnLastInteger();
+  if (returns == Owned::kCallsReply) return r.ReturnLastInteger();
+  r.Return(1);
 }
 
 // go-redsync's later delete: -1 tells the caller the lock was already gone.
@@ -356,6 +396,44 @@ void RedissonUnlock(NativeRunner& r, std::span<const std::string_view> keys,
   }
 }
 
+// Redisson's watchdog: the lease renewed for each lock its holder still holds.
+void RedissonRenew(NativeRunner& r, std::span<const std::string_view> keys,
+                   std::span<const std::string_view> argv, bool batch) {
+  std::vector<std::uint8_t> renewed;
+  renewed.reserve(keys.size());
+  for (std::size_t i = 0; i < (batch ? keys.size() : 1); ++i) {
+    std::int64_t n = 0;
+    if (!r.Call(0, {keys[i], argv[i + 1]}) || !r.Integer(n)) return;
+    if (n == 1 && !r.Call(1, {keys[i], argv[0]})) return;
+    renewed.push_back(n == 1 ? 1 : 0);
+  }
+  if (!batch) return r.Return(renewed[0]);
+  r.ReturnIntegers(renewed);
+}
+
+// Spring's obtain: re-entry extends the lease, a free lock is taken, a held one is refused.
+void SpringObtain(NativeRunner& r, std::string_view key, std::string_view token,
+                  std::string_view ms) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (!nil && value != token) return r.ReturnNil();
+  if (nil ? r.Call(2, {key, token, "PX", ms}) : r.Call(1, {key, ms})) r.Return(1);
+}
+
+// Spring's pub/sub unlock: only the holder's UNLINK that removed the key publishes.
+void SpringUnlinkPublish(NativeRunner& r, std::string_view key, std::string_view token,
+                         std::string_view channel) {
+  std::string_view value;
+  bool nil = false;
+  if (!r.Call(0, {key}) || !r.Bulk(value, nil)) return;
+  if (nil || value != token) return r.ReturnNil();
+  std::int64_t removed = 0;
+  if (!r.Call(1, {key}) || !r.Integer(removed)) return;
+  if (removed != 1) return r.ReturnNil();
+  if (r.Call(2, {channel, key})) r.Return(1);
+}
+
 }  // namespace
 
 bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, Session& caller,
@@ -383,10 +461,10 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
   }
   switch (native.program) {
     case NativeProgram::kCompareAndDelete:
-      IfOwned(r, keys[0], argv[0], {keys[0]}, false);
+      IfOwned(r, keys[0], argv[0], {keys[0]}, Owned::kCallsReply);
       break;
     case NativeProgram::kCompareAndPexpire:
-      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, false);
+      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, Owned::kCallsReply);
       break;
     case NativeProgram::kCompareAndDeleteOrMissing:
       CompareAndDeleteOrMissing(r, keys[0], argv[0]);
@@ -395,10 +473,10 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
       TouchOrSetNx(r, keys[0], argv[0], argv[1]);
       break;
     case NativeProgram::kTokenDelete:
-      IfOwned(r, keys[0], argv[0], {keys[0]}, true);
+      IfOwned(r, keys[0], argv[0], {keys[0]}, Owned::kOneOrZero);
       break;
     case NativeProgram::kTokenPexpire:
-      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, true);
+      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, Owned::kOneOrZero);
       break;
     case NativeProgram::kTokenExtend:
       TokenExtend(r, keys, argv);
@@ -417,6 +495,24 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
       break;
     case NativeProgram::kRedissonUnlock:
       RedissonUnlock(r, keys, argv);
+      break;
+    case NativeProgram::kRedissonRenew:
+      RedissonRenew(r, keys, argv, false);
+      break;
+    case NativeProgram::kRedissonRenewBatch:
+      RedissonRenew(r, keys, argv, true);
+      break;
+    case NativeProgram::kSpringObtain:
+      SpringObtain(r, keys[0], argv[0], argv[1]);
+      break;
+    case NativeProgram::kSpringRenew:
+      IfOwned(r, keys[0], argv[0], {keys[0], argv[1]}, Owned::kTrueOrFalse);
+      break;
+    case NativeProgram::kSpringUnlink:
+      IfOwned(r, keys[0], argv[0], {keys[0]}, Owned::kTrueOrFalse);
+      break;
+    case NativeProgram::kSpringUnlinkPublish:
+      SpringUnlinkPublish(r, keys[0], argv[0], argv[1]);
       break;
   }
   EndRun(outer_now_ms);

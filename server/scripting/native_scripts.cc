@@ -39,6 +39,13 @@ constexpr KnownBody kKnownBodies[] = {
     {NativeProgram::kTouchOrSetNx, false, lock_scripts::kRedsyncTouchWithSetNx},
     {NativeProgram::kRedissonTryLock, false, lock_scripts::kRedissonTryLock},
     {NativeProgram::kRedissonUnlock, false, lock_scripts::kRedissonUnlock},
+    {NativeProgram::kRedissonRenewBatch, false, lock_scripts::kRedissonRenewBatch},
+    {NativeProgram::kRedissonRenew, false, lock_scripts::kRedissonRenew},
+    {NativeProgram::kSpringObtain, false, lock_scripts::kSpringObtain},
+    {NativeProgram::kSpringRenew, false, lock_scripts::kSpringRenew},
+    {NativeProgram::kSpringUnlink, false, lock_scripts::kSpringSpinUnlock},
+    {NativeProgram::kSpringUnlinkPublish, false, lock_scripts::kSpringPubSubUnlock},
+    {NativeProgram::kSpringObtain, false, lock_scripts::kSpring5Obtain},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonRedisCli},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonNode},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kRedisDocsUnlock},
@@ -87,6 +94,22 @@ std::vector<std::string_view> ExpectedCalls(NativeProgram program, bool selects_
       break;
     case NativeProgram::kRedissonUnlock:
       calls.insert(calls.end(), {"get", "hexists", "hincrby", "pexpire", "set", "del", "", "set"});
+      break;
+    case NativeProgram::kRedissonRenew:
+    case NativeProgram::kRedissonRenewBatch:
+      calls.insert(calls.end(), {"hexists", "pexpire"});
+      break;
+    case NativeProgram::kSpringObtain:
+      calls.insert(calls.end(), {"get", "pexpire", "set"});
+      break;
+    case NativeProgram::kSpringRenew:
+      calls.insert(calls.end(), {"get", "pexpire"});
+      break;
+    case NativeProgram::kSpringUnlink:
+      calls.insert(calls.end(), {"get", "unlink"});
+      break;
+    case NativeProgram::kSpringUnlinkPublish:
+      calls.insert(calls.end(), {"get", "unlink", "publish"});
       break;
   }
   return calls;

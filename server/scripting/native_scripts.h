@@ -39,6 +39,17 @@ enum class NativeProgram : std::uint8_t {
   // Redisson RLock: acquire or re-enter (a hash of holder -> count), and unlock with its latch
   kRedissonTryLock,
   kRedissonUnlock,
+  // Redisson's watchdog: PEXPIRE each lock the holder still holds (HEXISTS); the batch form
+  // answers a 1 or 0 per key, the one-lock form (before 3.44) 1 or 0
+  kRedissonRenew,
+  kRedissonRenewBatch,
+  // Spring's RedisLockRegistry: as kTouchOrSetNx but SET without NX, true or false (nil)
+  kSpringObtain,
+  // if GET(K1) == A1 then PEXPIRE(K1, A2) / UNLINK(K1); true, else false (nil)
+  kSpringRenew,
+  kSpringUnlink,
+  // if GET(K1) == A1 and UNLINK(K1) == 1 then PUBLISH(A2, K1); true, else false (nil)
+  kSpringUnlinkPublish,
 };
 
 // One redis.call or redis.pcall of a known script, in the order they appear in its text.

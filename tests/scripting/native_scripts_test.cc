@@ -81,7 +81,9 @@ enum class KeyState {
 
 bool IsRedisson(const NativeScript& script) {
   return script.program == NativeProgram::kRedissonTryLock ||
-         script.program == NativeProgram::kRedissonUnlock;
+         script.program == NativeProgram::kRedissonUnlock ||
+         script.program == NativeProgram::kRedissonRenew ||
+         script.program == NativeProgram::kRedissonRenewBatch;
 }
 
 void Prepare(Instance& s, const std::vector<std::string>& keys, KeyState state) {
@@ -175,6 +177,28 @@ std::vector<std::vector<std::string>> ArgvCases(const NativeScript& script) {
             {"0", "30000", "uuid:1", "publish", "0"},
             {"0", "-1", "uuid:1", "publish", "5000"},
             {"0", "abc", "uuid:1", "publish", "5000"}};
+  }
+  if (script.program == NativeProgram::kRedissonRenew) {
+    return {{},
+            {"30000"},
+            {"30000", "uuid:1"},
+            {"30000", "uuid:2"},
+            {"30000", "tok"},
+            {"0", "uuid:1"},
+            {"-5", "uuid:1"},
+            {"abc", "uuid:1"},
+            {"99999999999999999999", "uuid:1"}};
+  }
+  if (script.program == NativeProgram::kRedissonRenewBatch) {
+    return {{},
+            {"30000"},
+            {"30000", "uuid:1"},
+            {"30000", "uuid:1", "uuid:1"},
+            {"30000", "uuid:1", "uuid:2", "uuid:1"},
+            {"30000", "tok", "tok", "tok"},
+            {"-5", "uuid:1", "uuid:1", "uuid:1"},
+            {"abc", "uuid:1", "uuid:1", "uuid:1"},
+            {"1e3", "tok", "tok"}};
   }
   std::vector<std::vector<std::string>> own = {
       {},
@@ -295,6 +319,8 @@ TEST(NativeScriptsTest, LibrariesShasAreKnown) {
            "0f0f23b9048b36752b5be114f357ba083449f908",  // node-redlock 4 unlockScript
            "ce46f80993d5dac20dd066eb301a4e37994bdbed",  // node-redlock 4 extendScript
            "1b77b94aa78451d55dfa97e18819bfbfc596cb5b",  // @sesamecare-oss/redlock 1.4 acquire
+           // Redisson 3.52's watchdog, from tests/clients/python/redisson_lock_scripts.py
+           "6a3d31570dc6f4b0bd32bcdc8e75667747c6f635",
        }) {
     EXPECT_NE(FindNativeScript(sha), nullptr) << sha;
   }
