@@ -120,6 +120,8 @@ class Server final : public ConnectionRegistry {
   std::vector<std::function<void()>> tasks_;
   bool handle_signals_;
   Connection* connections_ = nullptr;
+  // Where ClientsCron's walk goes on from at the next tick (nullptr: from the head).
+  Connection* cron_cursor_ = nullptr;
   std::size_t connection_count_ = 0;
   int bound_port_ = 0;
   bool shutting_down_ = false;

@@ -179,6 +179,27 @@ TEST_P(LimitsTest, IdleClientIsClosedAfterTimeout) {
   EXPECT_EQ(closed.bytes, "");
 }
 
+// Each cron tick looks at only some of the connections (connection count / hz, at least five,
+// as Redis's clientsCron), walking on from where the last tick stopped; connections that leave
+// mid-walk must not lose the place, and every idle one is still closed.
+TEST_P(LimitsTest, ManyIdleClientsAreAllClosedAfterTimeout) {
+  auto server = StartServer(GetParam(), {"--timeout", "1", "--hz", "50"});
+  ASSERT_TRUE(server);
+  std::vector<std::optional<RespClient>> clients;
+  for (int i = 0; i < 60; ++i) {
+    clients.push_back(RespClient::Connect(server->port()));
+    ASSERT_TRUE(clients.back());
+    ASSERT_EQ(clients.back()->Command({"PING"}).bytes, "+PONG\r\n");
+  }
+  for (std::size_t i = 0; i < clients.size(); i += 3) clients[i].reset();
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    if (!clients[i]) continue;
+    const ReadResult closed = clients[i]->ReadUntilClose(kWaitMs);
+    EXPECT_EQ(closed.status, ReadStatus::kClosed) << "client " << i;
+    EXPECT_EQ(closed.bytes, "") << "client " << i;
+  }
+}
+
 TEST_P(LimitsTest, ProtectedModeRefusesNonLocalClientsWithoutAPassword) {
   auto server = StartServer(GetParam(), {"--bind", "127.0.0.1", "127.0.0.2"});
   ASSERT_TRUE(server);
