@@ -357,6 +357,7 @@ void ScriptEngine::CreateState() {
 void ScriptEngine::DestroyState() {
   if (lua_ != nullptr) lua_close(lua_);
   lua_ = nullptr;
+  key_table_ = arg_table_ = ArgTable{};
   lua_memory_ = 0;
   lua_pool_.Trim(static_cast<std::size_t>(-1));
   scripts_.clear();
@@ -573,26 +574,71 @@ struct CallFrame {
   int function_ref;
   std::span<const std::string_view> keys;
   std::span<const std::string_view> args;
+  ScriptEngine::ArgTable* key_table;
+  ScriptEngine::ArgTable* arg_table;
 };
 
-void PushArray(lua_State* lua, std::span<const std::string_view> items) {
-  lua_createtable(lua, static_cast<int>(items.size()), 0);
+// Sets global `name` to the items: in the table the last run left when it may be reused (its
+// first `size` slots refilled, the rest of the old ones cleared, so # is the new count), else
+// in a new one.
+void SetArray(lua_State* lua, const char* name, std::span<const std::string_view> items,
+              ScriptEngine::ArgTable& table) {
+  if (table.ref == LUA_NOREF) {
+    lua_createtable(lua, static_cast<int>(items.size()), 0);
+    lua_pushvalue(lua, -1);
+    table.ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+    table.size = 0;
+  } else {
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, table.ref);
+  }
   for (std::size_t i = 0; i < items.size(); ++i) {
     lua_pushlstring(lua, items[i].data(), items[i].size());
     lua_rawseti(lua, -2, static_cast<int>(i + 1));
   }
+  for (std::size_t i = items.size(); i < table.size; ++i) {
+    lua_pushnil(lua);
+    lua_rawseti(lua, -2, static_cast<int>(i + 1));
+  }
+  table.size = items.size();
+  lua_setfield(lua, LUA_GLOBALSINDEX, name);
 }
 
 int Trampoline(lua_State* lua) {
   const auto* frame = static_cast<const CallFrame*>(lua_touserdata(lua, 1));
   lua_settop(lua, 0);
-  PushArray(lua, frame->keys);
-  lua_setfield(lua, LUA_GLOBALSINDEX, "KEYS");
-  PushArray(lua, frame->args);
-  lua_setfield(lua, LUA_GLOBALSINDEX, "ARGV");
+  SetArray(lua, "KEYS", frame->keys, *frame->key_table);
+  SetArray(lua, "ARGV", frame->args, *frame->arg_table);
   lua_rawgeti(lua, LUA_REGISTRYINDEX, frame->function_ref);
   lua_call(lua, 0, 1);
   return 1;
+}
+
+// Whether the next run may refill this table: it holds exactly the slots 1..size this run put
+// there and has no metatable. A script that added, removed or hid an entry gets a new table
+// next time, as every run does in Redis; no other reference to it can outlive the run, since
+// a script cannot create globals and the libraries' tables are read-only.
+void KeepIfUntouched(lua_State* lua, ScriptEngine::ArgTable& table) {
+  if (table.ref == LUA_NOREF) return;
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, table.ref);
+  const bool has_metatable = lua_getmetatable(lua, -1) != 0;
+  bool untouched = !has_metatable;
+  std::size_t entries = 0;
+  if (untouched) {
+    lua_pushnil(lua);
+    while (lua_next(lua, -2) != 0) {
+      lua_pop(lua, 1);
+      ++entries;
+    }
+    for (std::size_t i = 1; untouched && i <= table.size; ++i) {
+      lua_rawgeti(lua, -1, static_cast<int>(i));
+      untouched = !lua_isnil(lua, -1);
+      lua_pop(lua, 1);
+    }
+  }
+  lua_pop(lua, has_metatable ? 2 : 1);
+  if (untouched && entries == table.size) return;
+  luaL_unref(lua, LUA_REGISTRYINDEX, table.ref);
+  table.ref = LUA_NOREF;
 }
 
 }  // namespace
@@ -635,9 +681,11 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   const int base = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, trampoline_ref_);
-  CallFrame frame{script.function_ref, keys, args};
+  CallFrame frame{script.function_ref, keys, args, &key_table_, &arg_table_};
   lua_pushlightuserdata(lua_, &frame);
   const int status = lua_pcall(lua_, 1, 1, base + 1);
+  KeepIfUntouched(lua_, key_table_);
+  KeepIfUntouched(lua_, arg_table_);
 
   EndRun(outer_now_ms);
   lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);

@@ -74,6 +74,13 @@ class ScriptEngine {
   std::size_t cached_scripts() const { return scripts_.size(); }
   // Script runs that took a native form (tests check that they do).
   std::uint64_t native_runs() const { return native_runs_; }
+
+  // A KEYS or ARGV table kept in the registry between runs, and how many slots the last run
+  // filled (Run refills it rather than building a new one per call).
+  struct ArgTable {
+    int ref = -2;  // LUA_NOREF: none yet
+    std::size_t size = 0;
+  };
   std::size_t memory_bytes() const { return lua_memory_; }
   // The cached scripts' bodies and their cache entries (INFO's used_memory_scripts_eval).
   std::size_t scripts_bytes() const {
@@ -133,6 +140,8 @@ class ScriptEngine {
   // ErrorHandler and Trampoline in the registry (luaL_ref references, set by CreateState).
   int error_handler_ref_ = 0;
   int trampoline_ref_ = 0;
+  ArgTable key_table_;
+  ArgTable arg_table_;
   std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
   // Declared before the Lua state's users: the state is closed (DestroyState) before it goes.
   storage::EntryPool lua_pool_;
