@@ -7,7 +7,9 @@
 //   @sesamecare-oss/redlock  sesamecare/redlock src/scripts.ts @ 3b13d98 (package 3.6.0; imported
 //                          by src/index.ts, registered with ioredis defineCommand)
 //   redis-semaphore 5.x    swarthy/redis-semaphore src/mutex/refresh.ts @ 27b0748 and
-//                          src/mutex/release.ts @ 44d22e8 (acquire is a plain SET PX NX)
+//                          src/mutex/release.ts @ 44d22e8 (acquire is a plain SET PX NX);
+//                          5.8.0's Semaphore, lib/semaphore/acquire/lua.js and refresh/lua.js
+//                          as npm ships them (release is a plain ZREM)
 //   Redisson 3.52.0        redisson/redisson RedissonLock.java @ 3d8945a (tryLockInnerAsync,
 //                          unlockInnerAsync), renewal/LockTask.java (the watchdog's batch
 //                          renewal), as tests/clients/python/redisson_lock_scripts.py; and
@@ -203,6 +205,48 @@ constexpr std::string_view kSemaphoreRelease =
     "\n"
     "  return 0\n"
     "  ";
+
+// redis-semaphore 5.8.0, lib/semaphore/acquire/lua.js (Semaphore.acquire): drop the holders
+// older than lockTimeout, then join if fewer than `limit` remain.
+constexpr std::string_view kSemaphoreAcquire =
+    "\n"
+    "  local key = KEYS[1]\n"
+    "  local limit = tonumber(ARGV[1])\n"
+    "  local identifier = ARGV[2]\n"
+    "  local lockTimeout = tonumber(ARGV[3])\n"
+    "  local now = tonumber(ARGV[4])\n"
+    "  local expiredTimestamp = now - lockTimeout\n"
+    "\n"
+    "  redis.call('zremrangebyscore', key, '-inf', expiredTimestamp)\n"
+    "\n"
+    "  if redis.call('zcard', key) < limit then\n"
+    "    redis.call('zadd', key, now, identifier)\n"
+    "    redis.call('pexpire', key, lockTimeout)\n"
+    "    return 1\n"
+    "  else\n"
+    "    return 0\n"
+    "  end";
+
+// redis-semaphore 5.8.0, lib/semaphore/refresh/lua.js (Semaphore.refresh): the same cleanup,
+// then a holder still present renews its place.
+constexpr std::string_view kSemaphoreRefreshHolder =
+    "\n"
+    "  local key = KEYS[1]\n"
+    "  local limit = tonumber(ARGV[1])\n"
+    "  local identifier = ARGV[2]\n"
+    "  local lockTimeout = tonumber(ARGV[3])\n"
+    "  local now = tonumber(ARGV[4])\n"
+    "  local expiredTimestamp = now - lockTimeout\n"
+    "\n"
+    "  redis.call('zremrangebyscore', key, '-inf', expiredTimestamp)\n"
+    "\n"
+    "  if redis.call('zscore', key, identifier) then\n"
+    "    redis.call('zadd', key, now, identifier)\n"
+    "    redis.call('pexpire', key, lockTimeout)\n"
+    "    return 1\n"
+    "  else\n"
+    "    return 0\n"
+    "  end";
 
 // go-redsync v4 (early), mutex.go, deleteScript.
 constexpr std::string_view kRedsyncDeleteEarly =

@@ -69,6 +69,12 @@ bool MissingOrHash(const storage::Keyspace& keyspace, std::string_view key,
   return e == nullptr || e->type() == storage::ValueType::kHash;
 }
 
+// A redis-semaphore semaphore: missing, or a sorted set.
+bool MissingOrZset(const storage::Keyspace& keyspace, std::string_view key) {
+  const storage::Entry* e = keyspace.Peek(key);
+  return e == nullptr || e->type() == storage::ValueType::kZset;
+}
+
 // Redisson's unlock latch: missing, or the "0" or "1" Redisson writes (tonumber of which is
 // plainly that integer).
 bool RedissonLatchFits(const storage::Keyspace& keyspace, std::string_view key) {
@@ -129,6 +135,13 @@ bool Covers(NativeProgram program, const storage::Keyspace& keyspace,
       return !keys.empty() && !argv.empty() && AllStrings(keyspace, keys.first(1));
     case NativeProgram::kSpringUnlinkPublish:
       return !keys.empty() && argv.size() >= 2 && AllStrings(keyspace, keys.first(1));
+    case NativeProgram::kSemaphoreAcquire:
+    case NativeProgram::kSemaphoreRefresh:
+      // limit, lockTimeout and now go through tonumber and back: plain integers below 10^15
+      // come back as the same digits, and their difference is exact.
+      return !keys.empty() && argv.size() >= 4 && IsPlainMillis(argv[0], false) &&
+             IsPlainMillis(argv[2], false) && IsPlainMillis(argv[3], false) &&
+             MissingOrZset(keyspace, keys[0]);
   }
   return false;
 }
@@ -434,6 +447,39 @@ void SpringUnlinkPublish(NativeRunner& r, std::string_view key, std::string_view
   if (r.Call(2, {channel, key})) r.Return(1);
 }
 
+// redis-semaphore's Semaphore: the holders older than lockTimeout leave, then the caller joins
+// if there is room (acquire) or renews its place if it is still there (refresh).
+void SemaphoreJoin(NativeRunner& r, std::string_view key, std::span<const std::string_view> argv,
+                   bool refresh) {
+  const std::string_view identifier = argv[1];
+  const std::string_view timeout = argv[2];
+  const std::string_view now = argv[3];
+  std::int64_t limit = 0;
+  std::int64_t timeout_ms = 0;
+  std::int64_t now_ms = 0;
+  // Covers checked all three.
+  protocol::ParseStrictInt64(argv[0], limit);
+  protocol::ParseStrictInt64(timeout, timeout_ms);
+  protocol::ParseStrictInt64(now, now_ms);
+  char expired[24];
+  const int n =
+      std::snprintf(expired, sizeof(expired), "%lld", static_cast<long long>(now_ms - timeout_ms));
+  if (!r.Call(0, {key, "-inf", std::string_view(expired, static_cast<std::size_t>(n))})) return;
+  bool join = false;
+  if (refresh) {
+    std::string_view score;
+    bool nil = false;
+    if (!r.Call(1, {key, identifier}) || !r.Bulk(score, nil)) return;
+    join = !nil;
+  } else {
+    std::int64_t holders = 0;
+    if (!r.Call(1, {key}) || !r.Integer(holders)) return;
+    join = holders < limit;
+  }
+  if (!join) return r.Return(0);
+  if (r.Call(2, {key, now, identifier}) && r.Call(3, {key, timeout})) r.Return(1);
+}
+
 }  // namespace
 
 bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, Session& caller,
@@ -513,6 +559,12 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
       break;
     case NativeProgram::kSpringUnlinkPublish:
       SpringUnlinkPublish(r, keys[0], argv[0], argv[1]);
+      break;
+    case NativeProgram::kSemaphoreAcquire:
+      SemaphoreJoin(r, keys[0], argv, false);
+      break;
+    case NativeProgram::kSemaphoreRefresh:
+      SemaphoreJoin(r, keys[0], argv, true);
       break;
   }
   EndRun(outer_now_ms);

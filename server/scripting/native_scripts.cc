@@ -46,6 +46,8 @@ constexpr KnownBody kKnownBodies[] = {
     {NativeProgram::kSpringUnlink, false, lock_scripts::kSpringSpinUnlock},
     {NativeProgram::kSpringUnlinkPublish, false, lock_scripts::kSpringPubSubUnlock},
     {NativeProgram::kSpringObtain, false, lock_scripts::kSpring5Obtain},
+    {NativeProgram::kSemaphoreAcquire, false, lock_scripts::kSemaphoreAcquire},
+    {NativeProgram::kSemaphoreRefresh, false, lock_scripts::kSemaphoreRefreshHolder},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonRedisCli},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kLessonNode},
     {NativeProgram::kCompareAndDelete, false, lock_scripts::kRedisDocsUnlock},
@@ -110,6 +112,12 @@ std::vector<std::string_view> ExpectedCalls(NativeProgram program, bool selects_
       break;
     case NativeProgram::kSpringUnlinkPublish:
       calls.insert(calls.end(), {"get", "unlink", "publish"});
+      break;
+    case NativeProgram::kSemaphoreAcquire:
+      calls.insert(calls.end(), {"zremrangebyscore", "zcard", "zadd", "pexpire"});
+      break;
+    case NativeProgram::kSemaphoreRefresh:
+      calls.insert(calls.end(), {"zremrangebyscore", "zscore", "zadd", "pexpire"});
       break;
   }
   return calls;

@@ -50,6 +50,10 @@ enum class NativeProgram : std::uint8_t {
   kSpringUnlink,
   // if GET(K1) == A1 and UNLINK(K1) == 1 then PUBLISH(A2, K1); true, else false (nil)
   kSpringUnlinkPublish,
+  // redis-semaphore's Semaphore: ZREMRANGEBYSCORE of the expired holders, then ZADD and PEXPIRE
+  // when ZCARD < limit (acquire) or ZSCORE finds the holder (refresh); 1, else 0
+  kSemaphoreAcquire,
+  kSemaphoreRefresh,
 };
 
 // One redis.call or redis.pcall of a known script, in the order they appear in its text.

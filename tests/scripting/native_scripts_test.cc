@@ -68,6 +68,10 @@ enum class KeyState {
   kOther,
   kHash,
   kMixed,
+  // redis-semaphore: the first key a sorted set of holders by acquire time (ms), one expired
+  // at "now" 100000 with lockTimeout 10000, "tok" and two others live; or five live holders.
+  kHolders,
+  kHoldersFull,
   // Redisson: the first key a lock hash (holder uuid:1 once, twice, with a count that is not a
   // number or cannot grow, or held by uuid:2), the third key its unlock latch.
   kHeldOnce,
@@ -126,6 +130,13 @@ void Prepare(Instance& s, const std::vector<std::string>& keys, KeyState state) 
       case KeyState::kHash:
         s.Run({"HSET", keys[i], "tok", "1"});
         break;
+      case KeyState::kHolders:
+        s.Run({"ZADD", keys[i], "80000", "old", "95000", "tok", "99000", "b", "99500", "c"});
+        break;
+      case KeyState::kHoldersFull:
+        s.Run({"ZADD", keys[i], "91000", "a", "92000", "b", "93000", "c", "94000", "d", "95000",
+               "e"});
+        break;
       default:
         break;
     }
@@ -147,6 +158,9 @@ std::string Observe(Instance& s, const std::vector<std::string>& keys) {
       seen += s.Run({"TYPE", key}) + s.Run({"PTTL", key});
       if (s.Run({"TYPE", key}) == "+string\r\n") seen += s.Run({"GET", key});
       if (s.Run({"TYPE", key}) == "+hash\r\n") seen += s.Run({"HGETALL", key});
+      if (s.Run({"TYPE", key}) == "+zset\r\n") {
+        seen += s.Run({"ZRANGE", key, "0", "-1", "WITHSCORES"});
+      }
     }
   }
   s.Run({"SELECT", "0"});
@@ -155,7 +169,30 @@ std::string Observe(Instance& s, const std::vector<std::string>& keys) {
   return seen;
 }
 
+bool IsSemaphore(const NativeScript& script) {
+  return script.program == NativeProgram::kSemaphoreAcquire ||
+         script.program == NativeProgram::kSemaphoreRefresh;
+}
+
 std::vector<std::vector<std::string>> ArgvCases(const NativeScript& script) {
+  if (IsSemaphore(script)) {
+    return {{},
+            {"5", "tok", "10000"},
+            {"5", "tok", "10000", "100000"},
+            {"5", "new", "10000", "100000"},
+            {"3", "new", "10000", "100000"},
+            {"0", "tok", "10000", "100000"},
+            {"5", "tok", "-10000", "100000"},
+            {"5", "tok", "0", "100000"},
+            {"5", "tok", "10000", "-100000"},
+            {"5", "tok", "10000", "99999999999999"},
+            {"abc", "tok", "10000", "100000"},
+            {"5", "tok", "1e4", "100000"},
+            {"5", "tok", "10000", "100000.5"},
+            {"5", "tok", "10000", "007"},
+            {"5", "tok", "10000", "99999999999999999999"},
+            {"5", "tok", "10000", "100000", "extra"}};
+  }
   if (script.program == NativeProgram::kRedissonTryLock) {
     return {{},
             {"30000"},
@@ -243,6 +280,8 @@ TEST_P(NativeScriptTest, AnswersAndActsAsTheInterpreterDoes) {
   std::vector<KeyState> states = {
       KeyState::kMissing, KeyState::kOwnedWithTtl, KeyState::kOwnedNoTtl, KeyState::kOwnedHugeTtl,
       KeyState::kOther,   KeyState::kHash,         KeyState::kMixed};
+  if (IsSemaphore(script))
+    states.insert(states.end(), {KeyState::kHolders, KeyState::kHoldersFull});
   if (IsRedisson(script)) {
     states.insert(states.end(), {KeyState::kHeldOnce, KeyState::kHeldTwice, KeyState::kHeldBadCount,
                                  KeyState::kHeldMaxCount, KeyState::kHeldByOther,
@@ -321,6 +360,9 @@ TEST(NativeScriptsTest, LibrariesShasAreKnown) {
            "1b77b94aa78451d55dfa97e18819bfbfc596cb5b",  // @sesamecare-oss/redlock 1.4 acquire
            // Redisson 3.52's watchdog, from tests/clients/python/redisson_lock_scripts.py
            "6a3d31570dc6f4b0bd32bcdc8e75667747c6f635",
+           // redis-semaphore 5.8.0 Semaphore acquire and refresh, hashed from the npm package
+           "43ebdb49120d170e08af560cb4e46e36f8585936",
+           "999a49a1d07671a8027165641001f5bad44608b3",
        }) {
     EXPECT_NE(FindNativeScript(sha), nullptr) << sha;
   }
