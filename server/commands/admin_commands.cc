@@ -1,5 +1,4 @@
 // INFO, TIME, WAIT and DEBUG.
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -15,6 +14,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/memory_meter.h"
 #include "server/scripting/script_engine.h"
 #include "server/version.h"
 
@@ -110,8 +110,7 @@ void ClientsSection(const CommandContext& ctx, std::string& out) {
 }
 
 void MemorySection(const CommandContext& ctx, std::string& out) {
-  const struct mallinfo2 mi = mallinfo2();
-  const std::size_t used = mi.uordblks + mi.hblkhd;
+  const std::size_t used = UsedMemory(ctx.server);
   const std::size_t rss = ResidentBytes();
   out.append("# Memory\r\n");
   Field(out, "used_memory", static_cast<std::int64_t>(used));
@@ -136,8 +135,9 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   Field(out, "used_memory_functions", "0");
   Field(out, "used_memory_scripts", scripts);
   Field(out, "used_memory_scripts_human", HumanBytes(static_cast<std::size_t>(scripts)));
-  Field(out, "maxmemory", "0");
-  Field(out, "maxmemory_human", "0B");
+  const std::int64_t maxmemory = ctx.server.config.maxmemory;
+  Field(out, "maxmemory", maxmemory);
+  Field(out, "maxmemory_human", HumanBytes(static_cast<std::size_t>(maxmemory)));
   Field(out, "maxmemory_policy", ctx.server.config.maxmemory_policy);
   Field(out, "mem_allocator", "libc");
   // Large values and flushed databases waiting for the reclaimer.

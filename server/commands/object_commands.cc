@@ -1,5 +1,4 @@
 // TOUCH, and the OBJECT and MEMORY containers: what a value looks like inside.
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include "server/commands/commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
+#include "server/memory_meter.h"
 #include "server/scripting/script_engine.h"
 #include "storage/hash.h"
 #include "storage/list.h"
@@ -189,12 +189,6 @@ void MemoryUsageCommand(CommandContext& ctx) {
       static_cast<std::int64_t>(ValueMemoryBytes(*e, static_cast<std::size_t>(samples))));
 }
 
-// The allocator's view, as INFO's used_memory reports it.
-std::size_t AllocatedBytes() {
-  const struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
-}
-
 std::size_t ResidentBytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
   if (f == nullptr) return 0;
@@ -208,7 +202,7 @@ std::size_t ResidentBytes() {
 // Redis's getMemoryDoctorReport: under 5 MB an instance is "empty"; warden detects none of the
 // issues (fragmentation, peaks, big client buffers) Redis looks for beyond that.
 void MemoryDoctorCommand(CommandContext& ctx) {
-  if (AllocatedBytes() < 5 * 1024 * 1024) {
+  if (UsedMemory(ctx.server) < 5 * 1024 * 1024) {
     ctx.reply.Verbatim(
         "Hi Sam, this instance is empty or is using very little memory, my issues detector "
         "can't be used in these conditions. Please, leave for your mission on Earth and fill it "
@@ -225,7 +219,7 @@ void MemoryDoctorCommand(CommandContext& ctx) {
 // (no peak is tracked, so the peak is now), clients' query and reply buffers, the script cache,
 // and each database's bucket arrays as its hash table overhead (expiry needs no second table).
 void MemoryStatsCommand(CommandContext& ctx) {
-  const std::size_t allocated = AllocatedBytes();
+  const std::size_t allocated = UsedMemory(ctx.server);
   const std::size_t resident = ResidentBytes();
   std::size_t clients = 0;
   if (ctx.server.connections != nullptr) {

@@ -5,75 +5,16 @@
 // are not counted; what this catches is a std::string, std::vector or other temporary creeping
 // into parsing, dispatch, a handler or the reply writer.
 //
-// This binary replaces the global operator new and delete, so it is its own executable: the
-// replacement must not reach the other tests.
+// It counts with warden's own operator new (server/memory_meter.h), which every binary has.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <new>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "server/memory_meter.h"
 #include "server/scripting/lock_library_scripts.h"
 #include "tests/server/command_fixture.h"
-
-namespace {
-
-// Only this test's main thread runs while counting is armed.
-std::size_t allocations = 0;
-bool counting = false;
-
-void* Allocate(std::size_t size) {
-  if (counting) ++allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-
-void* AllocateAligned(std::size_t size, std::align_val_t align) {
-  if (counting) ++allocations;
-  const auto a = static_cast<std::size_t>(align);
-  return std::aligned_alloc(a, (size + a - 1) / a * a);
-}
-
-// Out of line so that GCC, after inlining a delete into its caller, does not see free() applied
-// to a pointer from operator new and warn (-Wmismatched-new-delete).
-[[gnu::noinline]] void Release(void* p) noexcept { std::free(p); }
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (void* p = Allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = Allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
-void* operator new(std::size_t size, std::align_val_t align) {
-  if (void* p = AllocateAligned(size, align)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size, std::align_val_t align) {
-  if (void* p = AllocateAligned(size, align)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  return AllocateAligned(size, align);
-}
-void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  return AllocateAligned(size, align);
-}
-void operator delete(void* p) noexcept { Release(p); }
-void operator delete[](void* p) noexcept { Release(p); }
-void operator delete(void* p, std::size_t) noexcept { Release(p); }
-void operator delete[](void* p, std::size_t) noexcept { Release(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { Release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { Release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { Release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { Release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { Release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { Release(p); }
 
 namespace warden::server {
 namespace {
@@ -149,11 +90,9 @@ class AllocationTest : public CommandTest {
   template <typename Round>
   std::size_t CountAllocations(Round round, int& wrong) {
     for (int i = 0; i < kWarmUpIterations; ++i) wrong += round();
-    allocations = 0;
-    counting = true;
+    const std::uint64_t before = HeapAllocations();
     for (int i = 0; i < kCountedIterations; ++i) wrong += round();
-    counting = false;
-    return allocations;
+    return static_cast<std::size_t>(HeapAllocations() - before);
   }
 };
 
@@ -222,13 +161,14 @@ TEST_F(AllocationTest, NativeLockScriptLoopMakesNoOperatorNewAllocation) {
 
 // The counter itself works: a string too long for the small-string buffer is one allocation.
 TEST_F(AllocationTest, CounterSeesOperatorNew) {
-  allocations = 0;
-  counting = true;
+  const std::uint64_t before = HeapAllocations();
+  const std::size_t bytes_before = HeapBytes();
   const std::string s(100, 'x');
-  counting = false;
+  const std::uint64_t allocations = HeapAllocations() - before;
 
   EXPECT_EQ(s.size(), 100u);
   EXPECT_EQ(allocations, 1u);
+  EXPECT_GE(HeapBytes() - bytes_before, 101u);
 }
 
 }  // namespace
