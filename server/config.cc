@@ -324,6 +324,7 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     c.loglevel = v;
     return std::nullopt;
   }
+  if (name == "maxmemory") return memory_option(0, c.maxmemory);
   if (name == "maxmemory-policy") {
     static constexpr std::string_view kPolicies[] = {
         "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
@@ -495,7 +496,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"save", c.save},
       {"appendonly", c.appendonly},
       {"dir", c.dir},
-      {"maxmemory", "0"},
+      {"maxmemory", std::to_string(c.maxmemory)},
       {"maxmemory-policy", c.maxmemory_policy},
       {"cluster-enabled", "no"},
       {"dynamic-hz", "no"},

@@ -64,7 +64,10 @@ struct Config {
   bool protected_mode = true;
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   std::string loglevel = "notice";
-  // Accepted and reported (OBJECT FREQ and IDLETIME answer by it); warden does not evict.
+  // 0: no limit. Above it, commands that may grow memory are refused (memory_meter.h).
+  std::int64_t maxmemory = 0;
+  // Accepted and reported (OBJECT FREQ and IDLETIME answer by it). warden does not evict yet:
+  // under every policy, a server past maxmemory refuses as noeviction does.
   std::string maxmemory_policy = "noeviction";
   std::string logfile;
   std::string port_file;

@@ -5,6 +5,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/memory_meter.h"
 #include "server/scripting/script_engine.h"
 #include "server/transaction.h"
 
@@ -234,7 +235,7 @@ void RecordServedBlockedCommand(ServerState& server, const Session& session,
 }
 
 void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
-                      bool read_only, bool& wrote, protocol::ReplyWriter& reply) {
+                      bool read_only, bool deny_oom, bool& wrote, protocol::ReplyWriter& reply) {
   reply.set_error_listener(&server.command_stats);
   const CommandSpec* spec = FindTopLevelCommand(args[0]);
   if (spec != nullptr && spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
@@ -265,17 +266,55 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     server.command_stats.Reject(spec);
     return;
   }
-  if ((spec->flags & kWrite) != 0) {
-    if (read_only) {
-      reply.Error("ERR Write commands are not allowed from read-only scripts.");
-      server.command_stats.Reject(spec);
-      return;
-    }
-    wrote = true;
+  if ((spec->flags & kWrite) != 0 && read_only) {
+    reply.Error("ERR Write commands are not allowed from read-only scripts.");
+    server.command_stats.Reject(spec);
+    return;
   }
+  // Only before the first write: a script cannot be stopped halfway through its effects.
+  if (deny_oom && !wrote && (spec->flags & kDenyOom) != 0) [[unlikely]] {
+    reply.Error(errors::kOom);
+    server.command_stats.Reject(spec);
+    return;
+  }
+  if ((spec->flags & kWrite) != 0) wrote = true;
   // Its waiters are served when the script is over.
   Call(server, session, *spec, args, reply);
 }
+
+namespace {
+
+// Whether a command that may grow memory (or, inside MULTI, any command that queues) should be
+// refused because used memory is past maxmemory (Redis's processCommand); true having replied.
+// Records the state for a script the command runs. Not while a script is busy: then only
+// SCRIPT KILL and its kin get through, and they free memory.
+bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spec,
+                   std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  if (server.scripts->busy() || session.is_script) return false;
+  server.pre_command_oom = UsedMemory(server) > static_cast<std::size_t>(server.config.maxmemory);
+  if (!server.pre_command_oom) return false;
+  bool refuse = (spec.flags & kDenyOom) != 0;
+  const bool exec = ArgIs(args[0], "exec");
+  if (session.in_multi && !exec && !ArgIs(args[0], "discard") && !ArgIs(args[0], "quit") &&
+      !ArgIs(args[0], "reset")) {
+    refuse = true;
+  }
+  if (exec && session.in_multi) {
+    const QueuedCommands& queued = session.multi.queued;
+    for (std::size_t i = 0; i < queued.size() && !refuse; ++i) {
+      refuse = (queued.spec(i).flags & kDenyOom) != 0;
+    }
+  }
+  if (!refuse && args.size() >= 2 &&
+      (ArgIs(args[0], "eval") || ArgIs(args[0], "evalsha") || ArgIs(args[0], "eval_ro") ||
+       ArgIs(args[0], "evalsha_ro"))) {
+    refuse = server.scripts->DeniesOom(args);
+  }
+  if (refuse) reply.Error(errors::kOom);
+  return refuse;
+}
+
+}  // namespace
 
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply) {
@@ -318,6 +357,15 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;
+  }
+  if (server.config.maxmemory > 0) [[unlikely]] {
+    if (OverMaxmemory(server, session, *spec, args, reply)) {
+      server.command_stats.Reject(spec);
+      CommandRefused(server, session, args, reply);
+      return;
+    }
+  } else {
+    server.pre_command_oom = false;
   }
   if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
     reply.Error(errors::kBusy);

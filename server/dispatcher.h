@@ -41,8 +41,10 @@ void RecordServedBlockedCommand(ServerState& server, const Session& session,
 
 // redis.call's way in: the same table and handlers, with the checks and error texts Redis uses
 // for scripts. Sets `wrote` when a write command runs.
+// `deny_oom`: the script started past maxmemory (and did not declare allow-oom), so its first
+// write that may grow memory is refused, as Redis's scriptVerifyOOM does.
 void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
-                      bool read_only, bool& wrote, protocol::ReplyWriter& reply);
+                      bool read_only, bool deny_oom, bool& wrote, protocol::ReplyWriter& reply);
 
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply);

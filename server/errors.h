@@ -70,6 +70,7 @@ inline constexpr std::string_view kProtectedMode =
     "password for the default user. NOTE: You only need to do one of the above things in order for "
     "the server to start accepting connections from the outside.";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kBusy =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kDebugNotAllowed =

@@ -226,7 +226,7 @@ class NativeRunner {
     buffer_.clear();
     protocol::ReplyWriter writer(&buffer_, 2);
     RunScriptCommand(server_, session_, std::span<const std::string_view>(argv, argc),
-                     run_.read_only, run_.wrote, writer);
+                     run_.read_only, run_.deny_oom, run_.wrote, writer);
   }
 
   // As Run reports an error raised by redis.call: the command's error, where it was raised.
@@ -499,6 +499,7 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
   ++native_runs_;
   RunState run;
   const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only);
+  run.deny_oom = server_.pre_command_oom;
   NativeRunner r(native, sha, server_, script_session_, run, call_reply_, reply);
   std::size_t first = 0;
   if (native.selects_db) {

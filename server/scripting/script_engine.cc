@@ -11,6 +11,7 @@
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
+#include "server/command_context.h"
 #include "server/command_table.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
@@ -77,12 +78,13 @@ int Panic(lua_State* lua) {
   std::abort();
 }
 
-bool IsReadOnlyFlag(std::string_view flag, bool& no_writes) {
+bool IsKnownFlag(std::string_view flag, Script& script) {
   static constexpr std::string_view kKnown[] = {"no-writes", "allow-oom", "allow-stale",
                                                 "no-cluster", "allow-cross-slot-keys"};
   for (std::string_view known : kKnown) {
     if (flag == known) {
-      if (flag == "no-writes") no_writes = true;
+      if (flag == "no-writes") script.no_writes = true;
+      if (flag == "allow-oom") script.allow_oom = true;
       return true;
     }
   }
@@ -124,7 +126,7 @@ bool ParseShebang(std::string_view body, Script& script, std::size_t& shebang_le
     while (!option.empty()) {
       const std::size_t comma = option.find(',');
       const std::string_view flag = option.substr(0, comma);
-      if (!IsReadOnlyFlag(flag, script.no_writes)) {
+      if (!IsKnownFlag(flag, script)) {
         reply.Error({"ERR Unexpected flag in script shebang: ", flag});
         return false;
       }
@@ -418,6 +420,24 @@ const Script* ScriptEngine::Find(std::string_view sha) const {
   return it == scripts_.end() ? nullptr : &it->second;
 }
 
+bool ScriptEngine::DeniesOom(std::span<const std::string_view> args) const {
+  if (args.size() < 2) return false;
+  Script flags;
+  if (ArgIs(args[0], "evalsha") || ArgIs(args[0], "evalsha_ro")) {
+    const Script* script = Find(args[1]);
+    if (script == nullptr) return false;
+    flags = *script;
+  } else {
+    // Only the first line is read, cached or not: a shebang Redis cannot parse leaves EVAL's
+    // own flags, and running it answers the parse error.
+    std::string scratch;
+    protocol::ReplyWriter ignored(&scratch, 2);
+    std::size_t shebang_len = 0;
+    if (!ParseShebang(args[1], flags, shebang_len, ignored)) return false;
+  }
+  return flags.has_shebang && !flags.no_writes && !flags.allow_oom;
+}
+
 const Script* ScriptEngine::Load(std::string_view body, char (&sha)[41],
                                  protocol::ReplyWriter& reply) {
   Sha1Hex(body, sha);
@@ -523,8 +543,8 @@ int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
   }
   call_reply_.clear();
   protocol::ReplyWriter writer(&call_reply_, script_session_.resp);
-  RunScriptCommand(server_, script_session_, call_args_, running_->read_only, running_->wrote,
-                   writer);
+  RunScriptCommand(server_, script_session_, call_args_, running_->read_only, running_->deny_oom,
+                   running_->wrote, writer);
   protocol::Reply& parsed = call_parsed_;
   const auto consumed = protocol::ReadReply(call_reply_, parsed);
   if (!consumed.has_value() || *consumed == 0) {
@@ -677,6 +697,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   }
   RunState run;
   const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only || script.no_writes);
+  run.deny_oom = server_.pre_command_oom && !script.allow_oom;
 
   const int base = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);

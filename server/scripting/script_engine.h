@@ -38,6 +38,7 @@ struct Script {
   int function_ref = 0;  // the compiled chunk, in the Lua registry
   bool has_shebang = false;
   bool no_writes = false;                // shebang flags=no-writes
+  bool allow_oom = false;                // shebang flags=allow-oom
   const NativeScript* native = nullptr;  // a known lock script's native form (native_scripts.h)
 };
 
@@ -75,6 +76,11 @@ class ScriptEngine {
   // Script runs that took a native form (tests check that they do).
   std::uint64_t native_runs() const { return native_runs_; }
 
+  // Whether this EVAL, EVALSHA or their _RO forms counts as a command that may grow memory
+  // (Redis's evalGetCommandFlags): a script with a shebang does unless it declares no-writes
+  // or allow-oom; one without is judged by its own calls instead.
+  bool DeniesOom(std::span<const std::string_view> args) const;
+
   // A KEYS or ARGV table kept in the registry between runs, and how many slots the last run
   // filled (Run refills it rather than building a new one per call).
   struct ArgTable {
@@ -104,6 +110,8 @@ class ScriptEngine {
     bool read_only = false;
     bool wrote = false;
     bool killed = false;
+    // Started past maxmemory without allow-oom: the first write that may grow memory fails.
+    bool deny_oom = false;
   };
   struct StringHash {
     using is_transparent = void;

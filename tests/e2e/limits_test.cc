@@ -200,6 +200,33 @@ TEST_P(LimitsTest, ManyIdleClientsAreAllClosedAfterTimeout) {
   }
 }
 
+// maxmemory with noeviction: writes that grow memory are refused once used memory passes the
+// limit, with Redis's text; reads and deletes still run, and deleting enough lets writes in
+// again. Used memory stays within a value's size of the limit.
+TEST_P(LimitsTest, WritesPastMaxmemoryAreRefusedAndDeletesMakeRoom) {
+  auto server = StartServer(GetParam(), {"--maxmemory", "4mb"});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> client = RespClient::Connect(server->port());
+  ASSERT_TRUE(client);
+  const std::string value(1000, 'v');
+  int stored = 0;
+  ReadResult last;
+  for (; stored < 20000; ++stored) {
+    last = client->Command({"SET", "k" + std::to_string(stored), value});
+    if (last.bytes != "+OK\r\n") break;
+  }
+  EXPECT_EQ(last.bytes, "-OOM command not allowed when used memory > 'maxmemory'.\r\n");
+  EXPECT_GT(stored, 1000);
+  EXPECT_LT(stored, 4200);
+  EXPECT_EQ(client->Command({"GET", "k0"}).bytes, BulkOf(value));
+  EXPECT_EQ(client->Command({"LPUSH", "list", "x"}).bytes, last.bytes);
+  EXPECT_EQ(client->Command({"DBSIZE"}).bytes, ":" + std::to_string(stored) + "\r\n");
+  for (int i = 0; i < stored / 2; ++i) {
+    ASSERT_EQ(client->Command({"DEL", "k" + std::to_string(i)}).bytes, ":1\r\n");
+  }
+  EXPECT_EQ(client->Command({"SET", "again", "1"}).bytes, "+OK\r\n");
+}
+
 TEST_P(LimitsTest, ProtectedModeRefusesNonLocalClientsWithoutAPassword) {
   auto server = StartServer(GetParam(), {"--bind", "127.0.0.1", "127.0.0.2"});
   ASSERT_TRUE(server);
