@@ -353,11 +353,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     CommandRefused(server, session, args, reply);
     return;
   }
-  if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) [[unlikely]] {
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
+  // Before the pub/sub-context and busy checks, as in Redis's processCommand.
   if (server.config.maxmemory > 0) [[unlikely]] {
     if (OverMaxmemory(server, session, *spec, args, reply)) {
       server.command_stats.Reject(spec);
@@ -366,6 +362,11 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     }
   } else {
     server.pre_command_oom = false;
+  }
+  if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) [[unlikely]] {
+    server.command_stats.Reject(spec);
+    CommandRefused(server, session, args, reply);
+    return;
   }
   if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
     reply.Error(errors::kBusy);
