@@ -286,8 +286,8 @@ namespace {
 
 // Whether a command that may grow memory (or, inside MULTI, any command that queues) should be
 // refused because used memory is past maxmemory (Redis's processCommand); true having replied.
-// Records the state for a script the command runs. Not while a script is busy: then only
-// SCRIPT KILL and its kin get through, and they free memory.
+// Records the state for a script the command runs. Skipped while a script is busy, as Redis
+// skips it inside a yielding command: only SCRIPT KILL and its kin get through then.
 bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spec,
                    std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   if (server.scripts->busy() || session.is_script) return false;
