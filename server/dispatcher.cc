@@ -293,23 +293,21 @@ bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spe
   if (server.scripts->busy() || session.is_script) return false;
   server.pre_command_oom = UsedMemory(server) > static_cast<std::size_t>(server.config.maxmemory);
   if (!server.pre_command_oom) return false;
+  const Handler handler = spec.handler;
   bool refuse = (spec.flags & kDenyOom) != 0;
-  const bool exec = ArgIs(args[0], "exec");
-  if (session.in_multi && !exec && !ArgIs(args[0], "discard") && !ArgIs(args[0], "quit") &&
-      !ArgIs(args[0], "reset")) {
+  if (session.in_multi && handler != ExecCommand && handler != DiscardCommand &&
+      handler != QuitCommand && handler != ResetCommand) {
     refuse = true;
   }
-  if (exec && session.in_multi) {
+  if (handler == ExecCommand && session.in_multi) {
     const QueuedCommands& queued = session.multi.queued;
     for (std::size_t i = 0; i < queued.size() && !refuse; ++i) {
       refuse = (queued.spec(i).flags & kDenyOom) != 0;
     }
   }
-  if (!refuse && args.size() >= 2 &&
-      (ArgIs(args[0], "eval") || ArgIs(args[0], "evalsha") || ArgIs(args[0], "eval_ro") ||
-       ArgIs(args[0], "evalsha_ro"))) {
-    refuse = server.scripts->DeniesOom(args);
-  }
+  const bool by_body = handler == EvalCommand || handler == EvalRoCommand;
+  const bool by_sha = handler == EvalshaCommand || handler == EvalshaRoCommand;
+  if (!refuse && (by_body || by_sha)) refuse = server.scripts->DeniesOom(by_sha, args[1]);
   if (refuse) reply.Error(errors::kOom);
   return refuse;
 }
@@ -354,14 +352,11 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     return;
   }
   // Before the pub/sub-context and busy checks, as in Redis's processCommand.
-  if (server.config.maxmemory > 0) [[unlikely]] {
-    if (OverMaxmemory(server, session, *spec, args, reply)) {
-      server.command_stats.Reject(spec);
-      CommandRefused(server, session, args, reply);
-      return;
-    }
-  } else {
-    server.pre_command_oom = false;
+  if (server.config.maxmemory > 0 && OverMaxmemory(server, session, *spec, args, reply))
+      [[unlikely]] {
+    server.command_stats.Reject(spec);
+    CommandRefused(server, session, args, reply);
+    return;
   }
   if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) [[unlikely]] {
     server.command_stats.Reject(spec);

@@ -118,9 +118,11 @@ class ServerState final : public storage::ExpiryListener {
   // Set while a script runs: commands see this instead of the clock, so a key cannot expire
   // between two calls of one script.
   std::int64_t frozen_now_ms = -1;
-  // Whether used memory was past maxmemory when the running top-level command was dispatched
-  // (Redis's pre_command_oom_state): a script's first write that may grow memory is refused.
+  // Whether used memory was past maxmemory when the last top-level command was dispatched with
+  // a limit set (Redis's pre_command_oom_state); read only while maxmemory is set, as Redis's
+  // scriptVerifyOOM does (ScriptOomDenied).
   bool pre_command_oom = false;
+  bool ScriptOomDenied() const { return config.maxmemory > 0 && pre_command_oom; }
 
   // DEBUG SNAPSHOT's copies by name (debug_snapshot_commands.cc). Declared last so they go before
   // the databases whose pool and reclaimer they use.

@@ -1,4 +1,5 @@
 // The native forms of known lock scripts (native_scripts.h): what each covers, and how it runs.
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -410,18 +411,33 @@ void RedissonUnlock(NativeRunner& r, std::span<const std::string_view> keys,
 }
 
 // Redisson's watchdog: the lease renewed for each lock its holder still holds.
+// Renews KEYS[i] for its holder ARGV[i + 1]; false once a call raised (having replied).
+bool RenewOne(NativeRunner& r, std::span<const std::string_view> keys,
+              std::span<const std::string_view> argv, std::size_t i, bool& renewed) {
+  std::int64_t n = 0;
+  if (!r.Call(0, {keys[i], argv[i + 1]}) || !r.Integer(n)) return false;
+  renewed = n == 1;
+  return !renewed || r.Call(1, {keys[i], argv[0]});
+}
+
+// Redisson before 3.44: one lock, 1 or 0.
 void RedissonRenew(NativeRunner& r, std::span<const std::string_view> keys,
-                   std::span<const std::string_view> argv, bool batch) {
-  std::vector<std::uint8_t> renewed;
-  renewed.reserve(keys.size());
-  for (std::size_t i = 0; i < (batch ? keys.size() : 1); ++i) {
-    std::int64_t n = 0;
-    if (!r.Call(0, {keys[i], argv[i + 1]}) || !r.Integer(n)) return;
-    if (n == 1 && !r.Call(1, {keys[i], argv[0]})) return;
-    renewed.push_back(n == 1 ? 1 : 0);
+                   std::span<const std::string_view> argv) {
+  bool renewed = false;
+  if (RenewOne(r, keys, argv, 0, renewed)) r.Return(renewed ? 1 : 0);
+}
+
+// Redisson 3.44+: 1 or 0 per key, answered once every call ran, so a call that raises leaves
+// no half-written array.
+void RedissonRenewBatch(NativeRunner& r, std::span<const std::string_view> keys,
+                        std::span<const std::string_view> argv) {
+  std::vector<std::uint8_t> results(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    bool renewed = false;
+    if (!RenewOne(r, keys, argv, i, renewed)) return;
+    results[i] = renewed ? 1 : 0;
   }
-  if (!batch) return r.Return(renewed[0]);
-  r.ReturnIntegers(renewed);
+  r.ReturnIntegers(results);
 }
 
 // Spring's obtain: re-entry extends the lease, a free lock is taken, a held one is refused.
@@ -462,9 +478,8 @@ void SemaphoreJoin(NativeRunner& r, std::string_view key, std::span<const std::s
   protocol::ParseStrictInt64(timeout, timeout_ms);
   protocol::ParseStrictInt64(now, now_ms);
   char expired[24];
-  const int n =
-      std::snprintf(expired, sizeof(expired), "%lld", static_cast<long long>(now_ms - timeout_ms));
-  if (!r.Call(0, {key, "-inf", std::string_view(expired, static_cast<std::size_t>(n))})) return;
+  const char* end = std::to_chars(expired, expired + sizeof(expired), now_ms - timeout_ms).ptr;
+  if (!r.Call(0, {key, "-inf", std::string_view(expired, end)})) return;
   bool join = false;
   if (refresh) {
     std::string_view score;
@@ -499,7 +514,7 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
   ++native_runs_;
   RunState run;
   const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only);
-  run.deny_oom = server_.pre_command_oom;
+  run.deny_oom = server_.ScriptOomDenied();
   NativeRunner r(native, sha, server_, script_session_, run, call_reply_, reply);
   std::size_t first = 0;
   if (native.selects_db) {
@@ -544,10 +559,10 @@ bool ScriptEngine::RunNative(const NativeScript& native, std::string_view sha, S
       RedissonUnlock(r, keys, argv);
       break;
     case NativeProgram::kRedissonRenew:
-      RedissonRenew(r, keys, argv, false);
+      RedissonRenew(r, keys, argv);
       break;
     case NativeProgram::kRedissonRenewBatch:
-      RedissonRenew(r, keys, argv, true);
+      RedissonRenewBatch(r, keys, argv);
       break;
     case NativeProgram::kSpringObtain:
       SpringObtain(r, keys[0], argv[0], argv[1]);

@@ -11,7 +11,6 @@
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
-#include "server/command_context.h"
 #include "server/command_table.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
@@ -420,20 +419,19 @@ const Script* ScriptEngine::Find(std::string_view sha) const {
   return it == scripts_.end() ? nullptr : &it->second;
 }
 
-bool ScriptEngine::DeniesOom(std::span<const std::string_view> args) const {
-  if (args.size() < 2) return false;
+bool ScriptEngine::DeniesOom(bool by_sha, std::string_view script) const {
   Script flags;
-  if (ArgIs(args[0], "evalsha") || ArgIs(args[0], "evalsha_ro")) {
-    const Script* script = Find(args[1]);
-    if (script == nullptr) return false;
-    flags = *script;
+  if (by_sha) {
+    const Script* cached = Find(script);
+    if (cached == nullptr) return false;
+    flags = *cached;
   } else {
     // Only the first line is read, cached or not: a shebang Redis cannot parse leaves EVAL's
     // own flags, and running it answers the parse error.
     std::string scratch;
     protocol::ReplyWriter ignored(&scratch, 2);
     std::size_t shebang_len = 0;
-    if (!ParseShebang(args[1], flags, shebang_len, ignored)) return false;
+    if (!ParseShebang(script, flags, shebang_len, ignored)) return false;
   }
   return flags.has_shebang && !flags.no_writes && !flags.allow_oom;
 }
@@ -697,7 +695,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   }
   RunState run;
   const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only || script.no_writes);
-  run.deny_oom = server_.pre_command_oom && !script.allow_oom;
+  run.deny_oom = server_.ScriptOomDenied() && !script.allow_oom;
 
   const int base = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);

@@ -76,10 +76,11 @@ class ScriptEngine {
   // Script runs that took a native form (tests check that they do).
   std::uint64_t native_runs() const { return native_runs_; }
 
-  // Whether this EVAL, EVALSHA or their _RO forms counts as a command that may grow memory
-  // (Redis's evalGetCommandFlags): a script with a shebang does unless it declares no-writes
-  // or allow-oom; one without is judged by its own calls instead.
-  bool DeniesOom(std::span<const std::string_view> args) const;
+  // Whether an EVAL (`by_sha` false: `script` is the body) or EVALSHA, or their _RO forms,
+  // counts as a command that may grow memory (Redis's evalGetCommandFlags): a script with a
+  // shebang does unless it declares no-writes or allow-oom; one without is judged by its own
+  // calls instead.
+  bool DeniesOom(bool by_sha, std::string_view script) const;
 
   // A KEYS or ARGV table kept in the registry between runs, and how many slots the last run
   // filled (Run refills it rather than building a new one per call).
