@@ -38,3 +38,7 @@ FUZZ_ALLOW_TIMEOUTS=1 scripts/run-fuzzers.sh 30
 /usr/bin/python3 -m unittest discover -s tests/stress
 /usr/bin/python3 tests/stress/lock_safety.py --binary build/warden --seconds 8
 /usr/bin/python3 tests/stress/lock_safety.py --binary build-asan/warden --seconds 8
+
+# maxmemory 64mb under every policy while ten million keys are written: RSS stays near the
+# limit, the evicting policies refuse nothing, noeviction refuses (tests/stress/README.md).
+/usr/bin/python3 tests/stress/maxmemory_rss.py --binary build/warden

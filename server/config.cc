@@ -339,6 +339,11 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     c.maxmemory_policy = v;
     return std::nullopt;
   }
+  if (name == "maxmemory-samples") return int_option(1, INT32_MAX, c.maxmemory_samples);
+  if (name == "maxmemory-eviction-tenacity")
+    return int_option(0, 100, c.maxmemory_eviction_tenacity);
+  if (name == "lfu-log-factor") return int_option(0, INT32_MAX, c.lfu_log_factor);
+  if (name == "lfu-decay-time") return int_option(0, INT32_MAX, c.lfu_decay_time);
   if (name == "logfile") return string_option(c.logfile);
   if (name == "port-file") return string_option(c.port_file);
   if (name == "command-log-max-entries") return int_option(1, INT64_MAX, c.command_log_max_entries);
@@ -498,6 +503,10 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"dir", c.dir},
       {"maxmemory", std::to_string(c.maxmemory)},
       {"maxmemory-policy", c.maxmemory_policy},
+      {"maxmemory-samples", std::to_string(c.maxmemory_samples)},
+      {"maxmemory-eviction-tenacity", std::to_string(c.maxmemory_eviction_tenacity)},
+      {"lfu-log-factor", std::to_string(c.lfu_log_factor)},
+      {"lfu-decay-time", std::to_string(c.lfu_decay_time)},
       {"cluster-enabled", "no"},
       {"dynamic-hz", "no"},
       {"lazyfree-lazy-user-flush", "no"},

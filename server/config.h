@@ -66,9 +66,17 @@ struct Config {
   std::string loglevel = "notice";
   // 0: no limit. Above it, commands that may grow memory are refused (memory_meter.h).
   std::int64_t maxmemory = 0;
-  // Accepted and reported (OBJECT FREQ and IDLETIME answer by it). warden does not evict yet:
-  // under every policy, a server past maxmemory refuses as noeviction does.
+  // Which keys go when used memory passes maxmemory (eviction.h); OBJECT FREQ and IDLETIME
+  // answer by it too.
   std::string maxmemory_policy = "noeviction";
+  // Keys sampled per database for each eviction (Redis's default 5; more is closer to exact).
+  // Redis's range is accepted; eviction samples at most 64 (eviction.cc).
+  std::int64_t maxmemory_samples = 5;
+  // How long one eviction pass may run before it goes on later (0..100; 10 is 500 us).
+  std::int64_t maxmemory_eviction_tenacity = 10;
+  // LFU's counter: how slowly it grows with accesses, and the minutes per step of decay.
+  std::int64_t lfu_log_factor = 10;
+  std::int64_t lfu_decay_time = 1;
   std::string logfile;
   std::string port_file;
   std::optional<std::uint64_t> seed;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/request_parser.h"
+#include "server/eviction.h"
 #include "server/log.h"
 #include "server/notify.h"
 #include "server/server_state.h"
@@ -229,6 +230,11 @@ constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "vol
                                           "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
                                           "allkeys-random", "noeviction"};
 
+SetResult ApplyEviction(ServerState& s) {
+  ApplyEvictionConfig(s);
+  return std::nullopt;
+}
+
 SetResult ApplyLoglevel(ServerState& s) {
   if (s.log != nullptr) s.log->set_level(ParseLogLevel(s.config.loglevel));
   return std::nullopt;
@@ -388,7 +394,21 @@ constexpr ConfigOption kConfigOptions[] = {
      [](const Config& c) { return std::to_string(c.maxmemory); }, nullptr},
     {"maxmemory-policy", "", kMut,
      [](Config& c, std::string_view v) { return SetEnum(v, kPolicies, c.maxmemory_policy); },
-     [](const Config& c) { return c.maxmemory_policy; }, nullptr},
+     [](const Config& c) { return c.maxmemory_policy; }, ApplyEviction},
+    {"maxmemory-samples", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 1, kIntMax, c.maxmemory_samples); },
+     [](const Config& c) { return std::to_string(c.maxmemory_samples); }, nullptr},
+    {"maxmemory-eviction-tenacity", "", kMut,
+     [](Config& c, std::string_view v) {
+       return SetInteger(v, 0, 100, c.maxmemory_eviction_tenacity);
+     },
+     [](const Config& c) { return std::to_string(c.maxmemory_eviction_tenacity); }, nullptr},
+    {"lfu-log-factor", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.lfu_log_factor); },
+     [](const Config& c) { return std::to_string(c.lfu_log_factor); }, ApplyEviction},
+    {"lfu-decay-time", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.lfu_decay_time); },
+     [](const Config& c) { return std::to_string(c.lfu_decay_time); }, ApplyEviction},
     {"notify-keyspace-events", "", kMut,
      [](Config& c, std::string_view v) -> SetResult {
        const std::optional<int> flags = ParseNotifyKeyspaceEvents(v);

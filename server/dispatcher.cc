@@ -5,7 +5,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
-#include "server/memory_meter.h"
+#include "server/eviction.h"
 #include "server/scripting/script_engine.h"
 #include "server/transaction.h"
 
@@ -285,13 +285,14 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
 namespace {
 
 // Whether a command that may grow memory (or, inside MULTI, any command that queues) should be
-// refused because used memory is past maxmemory (Redis's processCommand); true having replied.
+// refused because used memory is past maxmemory and eviction cannot bring it back (Redis's
+// processCommand); true having replied.
 // Records the state for a script the command runs. Skipped while a script is busy, as Redis
 // skips it inside a yielding command: only SCRIPT KILL and its kin get through then.
 bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spec,
                    std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   if (server.scripts->busy() || session.is_script) return false;
-  server.pre_command_oom = UsedMemory(server) > static_cast<std::size_t>(server.config.maxmemory);
+  server.pre_command_oom = PerformEvictions(server) == EvictResult::kFail;
   if (!server.pre_command_oom) return false;
   const Handler handler = spec.handler;
   bool refuse = (spec.flags & kDenyOom) != 0;

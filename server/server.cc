@@ -13,6 +13,7 @@
 #include "server/clock_moves.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
+#include "server/eviction.h"
 #include "server/preload.h"
 #include "server/scripting/script_engine.h"
 #include "server/version.h"
@@ -555,6 +556,11 @@ void Server::RunExpirySlice() {
     while (reclaimer.Step(kReclaimBatch) && state_.clock.MonotonicUs() - start < kExpirySliceUs) {
     }
     more |= !reclaimer.idle();
+  }
+  // An eviction pass that ran out of time goes on here, between I/O (Redis's evictionTimeProc).
+  if (state_.eviction.running) {
+    PerformEvictions(state_);
+    more |= state_.eviction.running;
   }
   if (more && !expire_idle_active_) {
     uv_idle_start(&expire_idle_, OnExpireIdle);

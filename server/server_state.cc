@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "server/eviction.h"
 #include "server/scripting/script_engine.h"
 
 namespace warden::server {
@@ -32,6 +33,7 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
   for (char& c : run_id) c = kHex[random.Below(16)];
   scripts = std::make_unique<ScriptEngine>(*this);
   dbs.SetExpiryListener(this);
+  ApplyEvictionConfig(*this);
 }
 
 ServerState::~ServerState() = default;
@@ -40,6 +42,7 @@ void ServerState::ResetStats() {
   const std::uint64_t expired = dbs.expired_keys();
   stats = ServerStats{};
   stats.expired_keys_before_reset = expired;
+  stats.evicted_keys_before_reset = eviction.evicted_keys;
   command_stats.Reset();
   unsupported.ResetCounts();
 }

@@ -16,6 +16,7 @@
 #include "server/command_log.h"
 #include "server/command_stats.h"
 #include "server/config.h"
+#include "server/eviction.h"
 #include "server/faults.h"
 #include "server/monitor.h"
 #include "server/pubsub.h"
@@ -45,6 +46,7 @@ struct ServerStats {
   std::uint64_t unexpected_error_replies = 0;
   // The keyspaces count expired keys for ever; INFO shows the count since CONFIG RESETSTAT.
   std::uint64_t expired_keys_before_reset = 0;
+  std::uint64_t evicted_keys_before_reset = 0;
 };
 
 // What the network layer offers to commands that act on connections (CLIENT LIST, DEBUG
@@ -123,6 +125,7 @@ class ServerState final : public storage::ExpiryListener {
   // scriptVerifyOOM does (ScriptOomDenied).
   bool pre_command_oom = false;
   bool ScriptOomDenied() const { return config.maxmemory > 0 && pre_command_oom; }
+  EvictionState eviction;
 
   // DEBUG SNAPSHOT's copies by name (debug_snapshot_commands.cc). Declared last so they go before
   // the databases whose pool and reclaimer they use.

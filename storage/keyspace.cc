@@ -187,7 +187,8 @@ Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms, Touch touch) {
     return nullptr;
   }
   if (touch == Touch::kYes && access_clock_ != nullptr && access_clock_->touch) {
-    e->access_ = access_clock_->now;
+    e->access_ = access_clock_->lfu ? access_clock_->Touched(e->access_, random_.Next())
+                                    : access_clock_->now;
   }
   return e;
 }
@@ -602,6 +603,42 @@ Entry* Keyspace::RandomEntry(std::int64_t now_ms) {
     ExpireEntry(e);
   }
   return nullptr;
+}
+
+void Keyspace::SampleEntries(std::size_t count, bool with_deadline, std::vector<Entry*>& out) {
+  if (size() == 0 || (with_deadline && volatile_count_ == 0)) return;
+  StepIfRehashing();
+  // Buckets are numbered across both tables; those of tables_[0] already moved are empty. With
+  // only some keys carrying a deadline, proportionally more buckets are walked (up to 100
+  // times more), so a sample of volatile keys is about as large as one of all keys.
+  const std::size_t total = tables_[0].size + tables_[1].size;
+  std::size_t sparsity = with_deadline ? size() / volatile_count_ : 1;
+  sparsity = std::min<std::size_t>(std::max<std::size_t>(sparsity, 1), 100);
+  std::size_t steps = count * 10 * sparsity;
+  std::size_t index = random_.Below(total);
+  std::size_t empty_run = 0;
+  const std::size_t start = out.size();
+  while (steps-- > 0 && out.size() - start < count) {
+    const Table& t = index < tables_[0].size ? tables_[0] : tables_[1];
+    const std::size_t i = index < tables_[0].size ? index : index - tables_[0].size;
+    const bool moved = &t == &tables_[0] && static_cast<std::int64_t>(i) < rehash_index_;
+    const Link head = moved ? 0 : t.buckets[i];
+    if (head == 0) {
+      // As dictGetSomeKeys: a long run of empty buckets means a sparse table; jump elsewhere.
+      if (++empty_run >= 5 && empty_run > count) {
+        index = random_.Below(total);
+        empty_run = 0;
+        continue;
+      }
+    } else {
+      empty_run = 0;
+      for (Link l = head; l != 0 && out.size() - start < count; l = EntryOf(l)->next_) {
+        Entry* e = EntryOf(l);
+        if (!with_deadline || e->has_deadline()) out.push_back(e);
+      }
+    }
+    index = index + 1 < total ? index + 1 : 0;
+  }
 }
 
 ExpireSample Keyspace::SampleExpired(std::int64_t now_ms, int samples) {

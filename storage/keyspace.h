@@ -98,11 +98,17 @@ constexpr ValueType TypeOf(Encoding e) {
 class Keyspace;
 class Reclaimer;
 
-// The time stamps behind OBJECT IDLETIME: whole seconds of the server's clock in 24 bits that
-// wrap, as Redis's LRU clock does (every 194 days). One is shared by a server's databases, and
-// the server sets it before each command, so a stamp costs a store, not a clock read.
+// The time stamps behind OBJECT IDLETIME and OBJECT FREQ, in an entry's 24 bits. Under an LRU
+// (or no) policy a stamp is whole seconds of the server's clock in 24 bits that wrap, as Redis's
+// LRU clock does (every 194 days). Under an LFU policy it is Redis's LFU word: the minute of the
+// last decrement in the top 16 bits (wrapping every 45 days) and a logarithmic access counter in
+// the low 8. One clock is shared by a server's databases, and the server sets it before each
+// command, so a stamp costs a store (or, under LFU, a few arithmetic steps), not a clock read.
 struct AccessClock {
   static constexpr std::uint32_t kMax = (1u << 24) - 1;
+  // The counter a new key starts with under LFU (Redis's LFU_INIT_VAL): high enough that a key
+  // just written is not the first one evicted.
+  static constexpr std::uint32_t kLfuInitial = 5;
   static std::uint32_t StampAt(std::int64_t now_ms) {
     return static_cast<std::uint32_t>(static_cast<std::uint64_t>(now_ms) / 1000) & kMax;
   }
@@ -113,11 +119,39 @@ struct AccessClock {
   }
   void Set(std::int64_t now_ms, bool lookups_touch) {
     now = StampAt(now_ms);
+    minutes = static_cast<std::uint32_t>(static_cast<std::uint64_t>(now_ms) / 60000) & 0xFFFF;
     touch = lookups_touch;
+  }
+  // What a key written now is stamped with.
+  std::uint32_t NewStamp() const { return lfu ? (minutes << 8) | kLfuInitial : now; }
+  // An LFU word's counter after the decay its idle minutes call for (Redis's LFUDecrAndReturn).
+  std::uint32_t LfuCounter(std::uint32_t stamp) const {
+    const std::uint32_t last = stamp >> 8;
+    const std::uint32_t counter = stamp & 0xFF;
+    const std::uint32_t elapsed = minutes >= last ? minutes - last : 0xFFFF - last + minutes;
+    const std::uint32_t periods = lfu_decay_time != 0 ? elapsed / lfu_decay_time : 0;
+    return periods > counter ? 0 : counter - periods;
+  }
+  // The stamp of a key accessed now: under LFU the decayed counter, incremented with the
+  // probability 1 / ((counter - kLfuInitial) * lfu-log-factor + 1) (Redis's updateLFU), drawn
+  // from `draw`, a uniform 64-bit value.
+  std::uint32_t Touched(std::uint32_t stamp, std::uint64_t draw) const {
+    if (!lfu) return now;
+    std::uint32_t counter = LfuCounter(stamp);
+    if (counter < 255) {
+      const double base = counter > kLfuInitial ? counter - kLfuInitial : 0;
+      const double p = 1.0 / (base * lfu_log_factor + 1);
+      if (static_cast<double>(draw >> 11) * 0x1.0p-53 < p) ++counter;
+    }
+    return (minutes << 8) | counter;
   }
 
   std::uint32_t now = 0;
+  std::uint32_t minutes = 0;  // Redis's LFUGetTimeInMinutes
   bool touch = true;  // whether lookups count as accesses (not for a CLIENT NO-TOUCH client)
+  bool lfu = false;   // an LFU maxmemory policy is set: stamps are LFU words
+  double lfu_log_factor = 10;
+  std::uint32_t lfu_decay_time = 1;
 };
 
 // Whether a lookup counts as an access of the key (Redis's LOOKUP_NOTOUCH when not).
@@ -336,6 +370,10 @@ class Keyspace final : public LargeValue {
 
   // A live random entry, removing expired ones it draws; nullptr when none is left.
   Entry* RandomEntry(std::int64_t now_ms);
+  // Eviction's sample (Redis's dictGetSomeKeys): up to `count` entries, expired or not, from a
+  // run of buckets that starts at a random one, appended to `out`; with `with_deadline` only
+  // keys that have a deadline. Visits a bounded number of buckets, so it may return fewer.
+  void SampleEntries(std::size_t count, bool with_deadline, std::vector<Entry*>& out);
 
   // Calls fn(const Entry&) for every entry, expired or not. fn must not modify the keyspace.
   template <typename Fn>
@@ -454,7 +492,9 @@ class Keyspace final : public LargeValue {
   Entry* Relocate(Entry* existing, std::size_t needed);
   // A copy of a short entry made wide, relinked in its place; `entry` is invalid afterwards.
   Entry* Widen(Entry* entry);
-  std::uint32_t NowStamp() const { return access_clock_ != nullptr ? access_clock_->now : 0; }
+  std::uint32_t NowStamp() const {
+    return access_clock_ != nullptr ? access_clock_->NewStamp() : 0;
+  }
 
   Random& random_;
   std::uint64_t seed_;

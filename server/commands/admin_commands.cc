@@ -171,7 +171,8 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   char stale[32];
   std::snprintf(stale, sizeof(stale), "%.2f", s.active_expiry.stale_percent());
   Field(out, "expired_stale_perc", stale);
-  Field(out, "evicted_keys", "0");
+  Field(out, "evicted_keys",
+        static_cast<std::int64_t>(s.eviction.evicted_keys - s.stats.evicted_keys_before_reset));
   Field(out, "keyspace_hits", static_cast<std::int64_t>(s.stats.keyspace_hits));
   Field(out, "keyspace_misses", static_cast<std::int64_t>(s.stats.keyspace_misses));
   // Counted here, in O(channels): INFO is rare.

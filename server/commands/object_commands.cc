@@ -128,7 +128,8 @@ void ObjectIdletimeCommand(CommandContext& ctx) {
 }
 
 void ObjectFreqCommand(CommandContext& ctx) {
-  if (ObjectKey(ctx) == nullptr) {
+  const Entry* e = ObjectKey(ctx);
+  if (e == nullptr) {
     ctx.reply.Null();
     return;
   }
@@ -139,8 +140,7 @@ void ObjectFreqCommand(CommandContext& ctx) {
         "to adjust.");
     return;
   }
-  // No access statistics either: the counter Redis gives a new key (LFU_INIT_VAL).
-  ctx.reply.Integer(5);
+  ctx.reply.Integer(ctx.server.dbs.access_clock().LfuCounter(e->access_stamp()));
 }
 
 void ObjectHelpCommand(CommandContext& ctx) {

@@ -42,8 +42,9 @@ TEST_F(ConfigCommandsTest, AliasAnswersUnderItsOwnName) {
 
 TEST_F(ConfigCommandsTest, GlobSelectsMatchingNames) {
   EXPECT_EQ(Run({"CONFIG", "GET", "*time-limit"}), "*2\r\n$14\r\nlua-time-limit\r\n$4\r\n5000\r\n");
-  EXPECT_EQ(Run({"CONFIG", "GET", "maxmemory*"}),
-            "*4\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "maxmemory-p*"}),
+            "*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "lfu-*-time"}), "*2\r\n$14\r\nlfu-decay-time\r\n$1\r\n1\r\n");
 }
 
 TEST_F(ConfigCommandsTest, ReplyIsTheUnionWithoutDuplicates) {
