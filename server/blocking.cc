@@ -119,7 +119,16 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   kept_ = false;
   const std::uint64_t errors_before = server.command_stats.total_error_replies();
   const std::int64_t start_us = server.clock.MonotonicUs();
+  const std::uint64_t changes = server.dbs.changes();
+  server.propagation.ClearReplacement();
   spec->handler(ctx);
+  // Served, the command is written as what it did (Redis writes LPOP for BLPOP and so on).
+  if (server.propagation.active()) [[unlikely]] {
+    if (server.dbs.changes() != changes) {
+      server.propagation.AddCommand(waiter.db, waiter.views, server.call_depth + 1);
+    }
+    if (server.call_depth == 0) server.propagation.EndCommand();
+  }
   retrying_ = false;
   retry_key_ = {};
   if (kept_) return;

@@ -370,12 +370,43 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     c.save.clear();
     return std::nullopt;
   }
-  if (name == "appendonly") {
-    bool on = false;
-    if (!one() || !ParseYesNo(a[0], on)) return Fail(d, "argument must be 'yes' or 'no'");
-    if (on) return Fail(d, "warden does not persist: only appendonly no is accepted");
+  auto yes_no = [&](bool& field) -> std::optional<ConfigError> {
+    if (!one() || !ParseYesNo(a[0], field)) return Fail(d, "argument must be 'yes' or 'no'");
+    return std::nullopt;
+  };
+  if (name == "appendonly") return yes_no(c.appendonly);
+  if (name == "appendfsync") {
+    const std::string v = one() ? Lower(a[0]) : "";
+    if (v != "always" && v != "everysec" && v != "no") {
+      return Fail(d, "argument(s) must be one of the following: everysec, always, no");
+    }
+    c.appendfsync = v;
     return std::nullopt;
   }
+  auto file_name = [&](std::string& field) -> std::optional<ConfigError> {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    if (a[0].empty() || a[0].find('/') != std::string::npos) {
+      return Fail(d, "appendfilename can't be a path, just a filename");
+    }
+    field = a[0];
+    return std::nullopt;
+  };
+  if (name == "appendfilename") return file_name(c.appendfilename);
+  if (name == "appenddirname") {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    if (a[0].empty() || a[0].find('/') != std::string::npos) {
+      return Fail(d, "appenddirname can't be a path, just a dirname");
+    }
+    c.appenddirname = a[0];
+    return std::nullopt;
+  }
+  if (name == "auto-aof-rewrite-percentage") {
+    return int_option(0, INT32_MAX, c.auto_aof_rewrite_percentage);
+  }
+  if (name == "auto-aof-rewrite-min-size") return memory_option(0, c.auto_aof_rewrite_min_size);
+  if (name == "aof-load-truncated") return yes_no(c.aof_load_truncated);
+  if (name == "aof-timestamp-enabled") return yes_no(c.aof_timestamp_enabled);
+  if (name == "aof-use-rdb-preamble") return yes_no(c.aof_use_rdb_preamble);
   if (name == "dir") return string_option(c.dir);
   if (name == "daemonize") {
     bool on = false;
@@ -499,7 +530,15 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"loglevel", c.loglevel},
       {"logfile", c.logfile},
       {"save", c.save},
-      {"appendonly", c.appendonly},
+      {"appendonly", YesNo(c.appendonly)},
+      {"appendfsync", c.appendfsync},
+      {"appendfilename", c.appendfilename},
+      {"appenddirname", c.appenddirname},
+      {"auto-aof-rewrite-percentage", std::to_string(c.auto_aof_rewrite_percentage)},
+      {"auto-aof-rewrite-min-size", std::to_string(c.auto_aof_rewrite_min_size)},
+      {"aof-load-truncated", YesNo(c.aof_load_truncated)},
+      {"aof-timestamp-enabled", YesNo(c.aof_timestamp_enabled)},
+      {"aof-use-rdb-preamble", YesNo(c.aof_use_rdb_preamble)},
       {"dir", c.dir},
       {"maxmemory", std::to_string(c.maxmemory)},
       {"maxmemory-policy", c.maxmemory_policy},

@@ -84,9 +84,21 @@ struct Config {
   std::int64_t command_log_max_entries = 1'000'000;
   // How many DEBUG FAULT rules may be installed at once.
   std::int64_t debug_fault_max_rules = 1000;
-  // Accepted for compatibility with redis-server command lines; warden never persists.
+  // Accepted for compatibility with redis-server command lines; warden writes no RDB.
   std::string save;
-  std::string appendonly = "no";
+  // The append-only file (aof.h).
+  bool appendonly = false;
+  std::string appendfsync = "everysec";
+  std::string appendfilename = "appendonly.aof";
+  std::string appenddirname = "appendonlydir";
+  std::int64_t auto_aof_rewrite_percentage = 100;
+  std::int64_t auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
+  bool aof_load_truncated = true;
+  // Accepted as Redis's; warden writes no timestamp annotations (it skips them when loading)
+  // and never an RDB preamble.
+  bool aof_timestamp_enabled = false;
+  bool aof_use_rdb_preamble = true;
+  // Where the append-only directory is ("": the working directory).
   std::string dir;
   std::string config_file;
   // DEBUG SNAPSHOT's caps: how many snapshots, and their bytes together (0: no cap).

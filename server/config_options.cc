@@ -218,12 +218,32 @@ SetResult SetSave(Config& c, std::string_view v) {
   return std::nullopt;
 }
 
-SetResult SetAppendonly(Config&, std::string_view v) {
+// Turning the file on at run time needs a rewrite of the data set into a new base file, which
+// warden does not do yet; turning it off stops writing it, as Redis's stopAppendOnly.
+SetResult SetAppendonly(Config& c, std::string_view v) {
   bool on = false;
   if (auto err = SetBool(v, on)) return err;
-  if (on) return "warden does not persist: only appendonly no is accepted";
+  if (on && !c.appendonly) {
+    return "warden cannot turn appendonly on at run time yet: restart it with appendonly yes";
+  }
+  c.appendonly = on;
   return std::nullopt;
 }
+
+SetResult ApplyAppendonly(ServerState& s) {
+  if (!s.config.appendonly && s.aof.on()) {
+    s.propagation.set_active(false);
+    s.aof.Stop();
+  }
+  return std::nullopt;
+}
+
+SetResult ApplyAppendfsync(ServerState& s) {
+  s.aof.set_policy(ParseAppendFsync(s.config.appendfsync));
+  return std::nullopt;
+}
+
+constexpr std::string_view kFsyncPolicies[] = {"everysec", "always", "no"};
 
 constexpr std::string_view kLogLevels[] = {"debug", "verbose", "notice", "warning"};
 constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
@@ -385,7 +405,32 @@ constexpr ConfigOption kConfigOptions[] = {
      [](const Config& c) { return c.loglevel; }, ApplyLoglevel},
     {"logfile", "", kImm, nullptr, [](const Config& c) { return Quoted(c.logfile); }, nullptr},
     {"save", "", kMut, SetSave, [](const Config&) { return std::string("\"\""); }, nullptr},
-    {"appendonly", "", kMut, SetAppendonly, [](const Config&) { return std::string("no"); }, nullptr},
+    {"appendonly", "", kMut, SetAppendonly, [](const Config& c) { return YesNo(c.appendonly); },
+     ApplyAppendonly},
+    {"appendfsync", "", kMut,
+     [](Config& c, std::string_view v) { return SetEnum(v, kFsyncPolicies, c.appendfsync); },
+     [](const Config& c) { return c.appendfsync; }, ApplyAppendfsync},
+    {"appendfilename", "", kImm, nullptr, [](const Config& c) { return c.appendfilename; }, nullptr},
+    {"appenddirname", "", kImm, nullptr, [](const Config& c) { return c.appenddirname; }, nullptr},
+    {"auto-aof-rewrite-percentage", "", kMut,
+     [](Config& c, std::string_view v) {
+       return SetInteger(v, 0, kIntMax, c.auto_aof_rewrite_percentage);
+     },
+     [](const Config& c) { return std::to_string(c.auto_aof_rewrite_percentage); }, nullptr},
+    {"auto-aof-rewrite-min-size", "", kMut,
+     [](Config& c, std::string_view v) {
+       return SetMemory(v, 0, kLongMax, c.auto_aof_rewrite_min_size);
+     },
+     [](const Config& c) { return std::to_string(c.auto_aof_rewrite_min_size); }, nullptr},
+    {"aof-load-truncated", "", kMut,
+     [](Config& c, std::string_view v) { return SetBool(v, c.aof_load_truncated); },
+     [](const Config& c) { return YesNo(c.aof_load_truncated); }, nullptr},
+    {"aof-timestamp-enabled", "", kMut,
+     [](Config& c, std::string_view v) { return SetBool(v, c.aof_timestamp_enabled); },
+     [](const Config& c) { return YesNo(c.aof_timestamp_enabled); }, nullptr},
+    {"aof-use-rdb-preamble", "", kMut,
+     [](Config& c, std::string_view v) { return SetBool(v, c.aof_use_rdb_preamble); },
+     [](const Config& c) { return YesNo(c.aof_use_rdb_preamble); }, nullptr},
     {"dir", "", kProt, nullptr, [](const Config& c) { return Quoted(c.dir); }, nullptr},
     {"daemonize", "", kImm, nullptr, [](const Config&) { return std::string("no"); }, nullptr},
     {"cluster-enabled", "", kImm, nullptr, [](const Config&) { return std::string("no"); }, nullptr},

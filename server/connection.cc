@@ -399,6 +399,11 @@ void Connection::Flush() {
     if (session_.close_after_reply) CloseAfterReplies();
     return;
   }
+  // appendfsync always: replies go out once the loop turn's writes are on disk (before poll).
+  if (server_.state().aof.replies_wait()) [[unlikely]] {
+    ScheduleFlush();
+    return;
+  }
   server_.state().stats.total_net_output_bytes += output_.size();
   uv_buf_t buf = uv_buf_init(output_.data(), static_cast<unsigned int>(output_.size()));
   const int written = uv_try_write(stream(), &buf, 1);

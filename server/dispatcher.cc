@@ -186,6 +186,23 @@ void SetAccessClock(ServerState& server, const Session& session, const CommandSp
   server.dbs.access_clock().Set(now_ms, !session.no_touch || spec.handler == TouchCommand);
 }
 
+namespace {
+
+void Propagate(ServerState& server, const CommandSpec& spec, int db,
+               std::span<const std::string_view> args, std::uint64_t changes_before) {
+  // A script's or a transaction's calls were written as they ran, never the runner itself; a
+  // DEBUG command's changes are a test's controls, not data (the README says which).
+  const Handler h = spec.handler;
+  const bool runner = h == EvalCommand || h == EvalshaCommand || h == EvalRoCommand ||
+                      h == EvalshaRoCommand || h == ExecCommand || (spec.flags & kProtected) != 0;
+  if (!runner && server.dbs.changes() != changes_before) {
+    server.propagation.AddCommand(db, args, server.call_depth + 1);
+  }
+  if (server.call_depth == 0) server.propagation.EndCommand();
+}
+
+}  // namespace
+
 void Call(ServerState& server, Session& session, const CommandSpec& spec,
           std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   ++server.stats.total_commands;
@@ -205,9 +222,15 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   if (monitored && (spec.flags & kSkipMonitor) != 0) [[unlikely]] {
     server.monitors.Feed(server, session, session.db, args);
   }
+  const int db = session.db;
+  const std::uint64_t changes = server.dbs.changes();
+  server.propagation.ClearReplacement();
   ++server.call_depth;
   spec.handler(ctx);
   --server.call_depth;
+  if (server.propagation.active()) [[unlikely]] {
+    Propagate(server, spec, db, args, changes);
+  }
   const std::int64_t end_us = server.clock.MonotonicUs();
   RecordExecution(server, session, spec, args, end_us - start_us);
   if (server.call_depth == 0 && server.timing_batch) server.next_call_start_us = end_us;
@@ -291,7 +314,7 @@ namespace {
 // skips it inside a yielding command: only SCRIPT KILL and its kin get through then.
 bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spec,
                    std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
-  if (server.scripts->busy() || session.is_script) return false;
+  if (server.scripts->busy() || session.is_script || server.loading) return false;
   server.pre_command_oom = PerformEvictions(server) == EvictResult::kFail;
   if (!server.pre_command_oom) return false;
   const Handler handler = spec.handler;

@@ -43,7 +43,9 @@ constexpr char kUsage[] =
     "  --debug-fault-max-rules N   DEBUG FAULT rules installed at once (default 1000)\n"
     "  --loglevel debug|verbose|notice|warning|nothing\n"
     "  --logfile PATH              log here instead of stdout\n"
-    "  --save \"\" --appendonly no   accepted for redis-server compatibility\n";
+    "  --appendonly yes|no         keep an append-only file (default no; README \"Persistence\")\n"
+    "  --appendfsync always|everysec|no, --dir PATH, --appenddirname, --appendfilename\n"
+    "  --save \"\"                   accepted for redis-server compatibility (no RDB)\n";
 
 }  // namespace
 

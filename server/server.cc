@@ -137,6 +137,8 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
     resume.swap(self->resume_);
     for (Connection* c : resume) c->Resume();
   }
+  // The loop turn's writes reach the file (and, under always, the disk) before their replies.
+  self->state_.aof.Flush();
   self->FlushScheduled();
 }
 
@@ -214,6 +216,7 @@ Server::~Server() {
   Shutdown();
   uv_run(&loop_, UV_RUN_DEFAULT);
   uv_loop_close(&loop_);
+  state_.aof.Stop();
 }
 
 std::optional<std::string> Server::Listen(const std::string& address_in) {
@@ -277,6 +280,11 @@ std::optional<std::string> Server::ListenUnix() {
 }
 
 std::optional<std::string> Server::Start() {
+  // The data set comes back before anything listens, so no client sees it half loaded.
+  if (state_.config.appendonly) {
+    if (auto err = state_.aof.Start()) return err;
+    state_.propagation.set_active(true);
+  }
   // Fixtures run before anything listens, so no client ever sees the data half loaded.
   if (!state_.config.preload.empty()) {
     const PreloadResult preload = RunPreloadFile(state_, state_.config.preload);
@@ -342,6 +350,8 @@ int Server::Run() {
 void Server::Shutdown() {
   if (shutting_down_) return;
   shutting_down_ = true;
+  // Writes already made reach the file before the replies still owed go out.
+  state_.aof.Flush();
   for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
   tcp_listeners_.clear();
   if (unix_listener_ != nullptr) {

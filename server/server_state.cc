@@ -34,6 +34,7 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
   scripts = std::make_unique<ScriptEngine>(*this);
   dbs.SetExpiryListener(this);
   ApplyEvictionConfig(*this);
+  aof.set_policy(ParseAppendFsync(config.appendfsync));
 }
 
 ServerState::~ServerState() = default;

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/aof.h"
 #include "server/blocked_waits.h"
 #include "server/blocking.h"
 #include "server/client_pause.h"
@@ -19,6 +20,7 @@
 #include "server/eviction.h"
 #include "server/faults.h"
 #include "server/monitor.h"
+#include "server/propagation.h"
 #include "server/pubsub.h"
 #include "server/session.h"
 #include "server/slowlog.h"
@@ -126,6 +128,11 @@ class ServerState final : public storage::ExpiryListener {
   bool pre_command_oom = false;
   bool ScriptOomDenied() const { return config.maxmemory > 0 && pre_command_oom; }
   EvictionState eviction;
+  // The append-only file, and what feeds it (off unless appendonly yes).
+  Aof aof{*this};
+  Propagation propagation{aof};
+  // While the append-only file loads (Redis's server.loading): no eviction, no propagation.
+  bool loading = false;
 
   // DEBUG SNAPSHOT's copies by name (debug_snapshot_commands.cc). Declared last so they go before
   // the databases whose pool and reclaimer they use.

@@ -12,6 +12,7 @@ Databases::Databases(Random& random, int count) : random_(random) {
   for (int i = 0; i < count; ++i) {
     dbs_.push_back(std::make_unique<Keyspace>(random, &pool_, &reclaimer_));
     dbs_.back()->set_access_clock(&access_clock_);
+    dbs_.back()->set_change_counter(&changes_);
   }
 }
 
@@ -21,6 +22,7 @@ Databases::~Databases() {
 }
 
 void Databases::Swap(int a, int b) {
+  ++changes_;
   std::swap(dbs_[a], dbs_[b]);
   dbs_[a]->SetExpiryListener(expiry_listener_, a);
   dbs_[b]->SetExpiryListener(expiry_listener_, b);
@@ -33,6 +35,7 @@ void Databases::SetExpiryListener(ExpiryListener* listener) {
 }
 
 void Databases::Flush(int index) {
+  ++changes_;
   Keyspace& ks = db(index);
   if (ks.size() < kFlushInPlaceBelow) {
     ks.Clear();

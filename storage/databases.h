@@ -52,6 +52,10 @@ class Databases {
   // What every database stamps accessed keys with; the server sets it before each command.
   AccessClock& access_clock() { return access_clock_; }
   const AccessClock& access_clock() const { return access_clock_; }
+  // Changes made to keys in any database, expiry aside (Keyspace::set_change_counter). Flushes
+  // and swaps count one each.
+  std::uint64_t changes() const { return changes_; }
+  void CountChange() { ++changes_; }
   // What every database's keyspace draws its hash seed from; new keyspaces on this pool use it.
   Random& random() { return random_; }
 
@@ -62,6 +66,7 @@ class Databases {
   Random& random_;
   ExpiryListener* expiry_listener_ = nullptr;
   AccessClock access_clock_;
+  std::uint64_t changes_ = 0;
   std::vector<std::unique_ptr<Keyspace>> dbs_;
 };
 

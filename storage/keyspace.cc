@@ -391,7 +391,11 @@ void Keyspace::Erase(Entry* entry) {
 void Keyspace::ExpireEntry(Entry* entry) {
   ++stats_.expired_keys;
   if (expiry_listener_ != nullptr) expiry_listener_->KeyExpired(db_index_, entry->key());
+  // An expiry is not the command's change: the listener accounts for it (a DEL of its own).
+  std::uint64_t* const counter = change_count_;
+  change_count_ = nullptr;
   Erase(entry);
+  change_count_ = counter;
 }
 
 bool Keyspace::Erase(std::string_view key, std::int64_t now_ms) {

@@ -420,6 +420,10 @@ class Keyspace final : public LargeValue {
   // A value type changed the value of `key` in place (a large hash, set, list or sorted set),
   // without storing through this keyspace.
   void NoteModified(std::string_view key) { Touched(key, false); }
+  // A counter raised by every change a command makes (a value written, a deadline set, a key
+  // removed), but not by expiry: Redis's server.dirty, by which the server knows whether a
+  // command changed anything and so must be written to the append-only file. Null: none.
+  void set_change_counter(std::uint64_t* counter) { change_count_ = counter; }
 
   const KeyspaceStats& stats() const { return stats_; }
   // Gives up to `max_slabs` of the entry pool's empty slabs back to the system (a few per
@@ -483,6 +487,7 @@ class Keyspace final : public LargeValue {
   std::uint64_t ScanStep(std::uint64_t cursor, std::vector<Entry*>& out) const;
 
   void Touched(std::string_view key, bool removed) {
+    if (change_count_ != nullptr) ++*change_count_;
     if (observer_ != nullptr) [[unlikely]]
       observer_->KeyModified(*this, key, removed);
   }
@@ -515,6 +520,7 @@ class Keyspace final : public LargeValue {
   std::string scratch_;
   KeyObserver* observer_ = nullptr;
   const AccessClock* access_clock_ = nullptr;
+  std::uint64_t* change_count_ = nullptr;
 };
 
 inline Keyspace* Entry::table() const { return static_cast<Keyspace*>(large()); }

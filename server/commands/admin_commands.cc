@@ -146,15 +146,26 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   out.append("\r\n");
 }
 
-void PersistenceSection(const CommandContext&, std::string& out) {
+void PersistenceSection(const CommandContext& ctx, std::string& out) {
+  const Aof& aof = ctx.server.aof;
   out.append("# Persistence\r\n");
   Field(out, "loading", "0");
   Field(out, "async_loading", "0");
   Field(out, "rdb_changes_since_last_save", "0");
   Field(out, "rdb_bgsave_in_progress", "0");
   Field(out, "rdb_last_bgsave_status", "ok");
-  Field(out, "aof_enabled", "0");
+  Field(out, "aof_enabled", aof.on() ? "1" : "0");
   Field(out, "aof_rewrite_in_progress", "0");
+  Field(out, "aof_rewrite_scheduled", "0");
+  Field(out, "aof_last_write_status", aof.last_write_ok() ? "ok" : "err");
+  if (aof.on()) {
+    Field(out, "aof_current_size", static_cast<std::int64_t>(aof.current_size()));
+    Field(out, "aof_base_size", static_cast<std::int64_t>(aof.base_size()));
+    Field(out, "aof_pending_rewrite", "0");
+    Field(out, "aof_buffer_length", static_cast<std::int64_t>(aof.buffer_bytes()));
+    Field(out, "aof_pending_bio_fsync", "0");
+    Field(out, "aof_delayed_fsync", static_cast<std::int64_t>(aof.delayed_fsyncs()));
+  }
   out.append("\r\n");
 }
 

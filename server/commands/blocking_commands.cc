@@ -77,6 +77,19 @@ using storage::Entry;
 using storage::ListEnd;
 using storage::ValueType;
 
+// What a served pop is written to the append-only file as: the plain pop of the key it took
+// from, as Redis writes it, so a reader need not know which key a multi-key wait was served on.
+void PropagatePop(CommandContext& ctx, std::string_view command, std::string_view key,
+                  std::int64_t count = 0) {
+  if (!ctx.server.propagation.active()) return;
+  if (count == 0) {
+    ctx.server.propagation.Replace({command, key});
+    return;
+  }
+  const std::string n = std::to_string(count);
+  ctx.server.propagation.Replace({command, key, n});
+}
+
 // BLPOP and BRPOP: key... timeout.
 void BlockingPop(CommandContext& ctx, ListEnd end) {
   std::int64_t deadline = 0;
@@ -85,7 +98,10 @@ void BlockingPop(CommandContext& ctx, ListEnd end) {
   std::string_view key;
   Entry* list = nullptr;
   if (FindServable(ctx, keys, ValueType::kList, key, list)) {
-    if (list != nullptr) PopOneWithKeyReply(ctx, key, list, end);
+    if (list != nullptr) {
+      PopOneWithKeyReply(ctx, key, list, end);
+      PropagatePop(ctx, end == ListEnd::kHead ? "LPOP" : "RPOP", key);
+    }
     return;
   }
   WaitForKeys(ctx, keys, deadline, false);
@@ -136,7 +152,11 @@ void BlmpopCommand(CommandContext& ctx) {
   std::string_view key;
   Entry* list = nullptr;
   if (FindServable(ctx, args.keys, ValueType::kList, key, list)) {
-    if (list != nullptr) PopWithKeyReply(ctx, key, list, args.end, args.count);
+    if (list != nullptr) {
+      PopWithKeyReply(ctx, key, list, args.end, args.count);
+      PropagatePop(ctx, args.end == ListEnd::kHead ? "LPOP" : "RPOP", key,
+                   static_cast<std::int64_t>(args.count));
+    }
     return;
   }
   WaitForKeys(ctx, args.keys, deadline, false);
@@ -152,7 +172,10 @@ void BlockingZpop(CommandContext& ctx, bool max) {
   std::string_view key;
   Entry* zset = nullptr;
   if (FindServable(ctx, keys, ValueType::kZset, key, zset)) {
-    if (zset != nullptr) ReplyZpop(ctx, zset, key, max, 1, false, true);
+    if (zset != nullptr) {
+      ReplyZpop(ctx, zset, key, max, 1, false, true);
+      PropagatePop(ctx, max ? "ZPOPMAX" : "ZPOPMIN", key);
+    }
     return;
   }
   WaitForKeys(ctx, keys, deadline, false);
@@ -173,7 +196,11 @@ void BzmpopCommand(CommandContext& ctx) {
   std::string_view key;
   Entry* zset = nullptr;
   if (FindServable(ctx, keys, ValueType::kZset, key, zset)) {
-    if (zset != nullptr) ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
+    if (zset != nullptr) {
+      ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
+      PropagatePop(ctx, args.max ? "ZPOPMAX" : "ZPOPMIN", key,
+                   static_cast<std::int64_t>(args.count));
+    }
     return;
   }
   WaitForKeys(ctx, keys, deadline, false);

@@ -78,12 +78,17 @@ void ExpireGeneric(CommandContext& ctx, std::int64_t unit_ms, bool relative) {
     }
   }
   // Unlike SET with a past EXAT, EXPIRE with a past time deletes the key at once.
+  // Every form is written as PEXPIREAT (or the DEL it came to), as Redis writes them.
   if (when <= live_now) {
     keyspace.Erase(entry);
     Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+    if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"DEL", ctx.arg(1)});
   } else {
     keyspace.SetDeadline(entry, when);
     Notify(ctx, notify::kGeneric, "expire", ctx.arg(1));
+    if (ctx.server.propagation.active()) {
+      ctx.server.propagation.ReplaceDeadline("PEXPIREAT", ctx.arg(1), when);
+    }
   }
   ctx.reply.Integer(1);
 }

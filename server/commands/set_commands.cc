@@ -242,6 +242,9 @@ void SpopCommand(CommandContext& ctx) {
     storage::SetRemove(keyspace, set, member);
     Notify(ctx, notify::kSet, "spop", ctx.arg(1));
     ctx.reply.Bulk(member);
+    // A random choice is written as what it chose (Redis's SREM).
+    if (ctx.server.propagation.active())
+      ctx.server.propagation.Replace({"SREM", ctx.arg(1), member});
     if (set == nullptr) Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     return;
   }
@@ -256,13 +259,22 @@ void SpopCommand(CommandContext& ctx) {
     ReplyMembers(ctx, *set);
     keyspace.Erase(set);
     Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+    if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"DEL", ctx.arg(1)});
     return;
   }
   ctx.reply.SetHeader(static_cast<std::size_t>(count));
+  const bool propagating = ctx.server.propagation.active();
+  std::vector<std::string> popped;
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::string member = storage::SetRandomMember(*set, ctx.server.random);
+    std::string member = storage::SetRandomMember(*set, ctx.server.random);
     storage::SetRemove(keyspace, set, member);
     ctx.reply.Bulk(member);
+    if (propagating) popped.push_back(std::move(member));
+  }
+  if (propagating) {
+    std::vector<std::string_view> srem = {"SREM", ctx.arg(1)};
+    srem.insert(srem.end(), popped.begin(), popped.end());
+    ctx.server.propagation.Replace(srem);
   }
 }
 

@@ -146,6 +146,11 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   }
   const bool created = entry == nullptr;
   keyspace.Store(key, value, deadline_ms, entry);
+  // A relative or seconds deadline is written as the instant it names (Redis 7's SET ... PXAT).
+  if (sets_deadline && options.expiry != SetExpiry::kPxat && ctx.server.propagation.active())
+      [[unlikely]] {
+    ctx.server.propagation.ReplaceSet(key, value, deadline_ms);
+  }
   // SET is the hottest write: one test of the flags when notifications are off.
   if (ctx.server.config.notify_keyspace_events != 0) [[unlikely]] {
     if (created) NotifyNew(ctx, key);
@@ -536,16 +541,22 @@ void GetexCommand(CommandContext& ctx) {
     if (deadline <= ctx.live_now_ms()) {
       keyspace.Erase(entry);
       Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+      if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"DEL", ctx.arg(1)});
       return;
     }
   }
+  // Written as what it did to the deadline, as Redis writes GETEX.
   if (options.expiry != SetExpiry::kNone) {
     keyspace.SetDeadline(entry, deadline);
     Notify(ctx, notify::kGeneric, "expire", ctx.arg(1));
+    if (ctx.server.propagation.active()) {
+      ctx.server.propagation.ReplaceDeadline("PEXPIREAT", ctx.arg(1), deadline);
+    }
   } else if (options.persist && entry->has_deadline()) {
     // Only a deadline removed is a change (WATCH, as Redis's removeExpire).
     keyspace.SetDeadline(entry, kNoDeadline);
     Notify(ctx, notify::kGeneric, "persist", ctx.arg(1));
+    if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"PERSIST", ctx.arg(1)});
   }
 }
 

@@ -260,7 +260,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"enable-debug-command", {}}, BadValueCase{"loglevel", {"loud"}},
         BadValueCase{"seed", {"-1"}}, BadValueCase{"seed", {"abc"}},
         BadValueCase{"unixsocketperm", {"800"}}, BadValueCase{"unixsocketperm", {"1777"}},
-        BadValueCase{"appendonly", {"yes"}}, BadValueCase{"appendonly", {"maybe"}},
+        BadValueCase{"appendfsync", {"sometimes"}}, BadValueCase{"appendonly", {"maybe"}},
+        BadValueCase{"appendfilename", {"dir/file"}}, BadValueCase{"appenddirname", {""}},
         BadValueCase{"daemonize", {"yes"}}, BadValueCase{"requirepass", {}},
         BadValueCase{"client-output-buffer-limit", {"normal", "1mb", "0"}},
         BadValueCase{"client-output-buffer-limit", {"master", "1mb", "0", "0"}},
@@ -454,15 +455,15 @@ TEST_F(ConfigFileTest, ErrorInFileNamesFileAndLine) {
 }
 
 TEST_F(ConfigFileTest, BadDirectiveInFile) {
-  Write("appendonly yes\n");
+  Write("appendfsync sometimes\n");
   Config config;
 
   const auto error = ParseArgs({"warden", path_}, config);
 
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->message,
-            "bad option 'appendonly yes': warden does not persist: only appendonly no is "
-            "accepted");
+            "bad option 'appendfsync sometimes': argument(s) must be one of the following: "
+            "everysec, always, no");
 }
 
 TEST_F(ConfigFileTest, StrayArgumentAfterFile) {

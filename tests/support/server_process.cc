@@ -141,6 +141,14 @@ ServerProcess::Readiness ServerProcess::WaitUntilReady(int timeout_ms, std::stri
   while (!deadline.Expired()) {
     if (std::optional<RespClient> client = RespClient::Connect(port_, deadline.RemainingMs())) {
       if (!ProcessListensOn(pid_, port_)) {
+        // Redis listens before it loads its files, and may exit over them just after: that is
+        // an exit to report, not a lost race for the port.
+        if (std::optional<int> status = WaitForChild(pid_, 50)) {
+          exit_status_ = status;
+          error = name + " exited during start-up (" + DescribeWaitStatus(*status) + "); log:\n" +
+                  LogTail();
+          return Readiness::kExited;
+        }
         // Another process listens on our port; ours will fail to bind. Let Start retry.
         Stop();
         error = name + ": the port belongs to another process";

@@ -1,0 +1,341 @@
+#include "server/aof.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+#include "server/log.h"
+#include "server/server_state.h"
+
+namespace warden::server {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  return s;
+}
+
+std::vector<std::string_view> Words(std::string_view line) {
+  std::vector<std::string_view> words;
+  while (!line.empty()) {
+    const std::size_t start = line.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    line.remove_prefix(start);
+    const std::size_t end = line.find(' ');
+    words.push_back(line.substr(0, end));
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end);
+  }
+  return words;
+}
+
+void AppendLength(std::string& out, char kind, std::size_t n) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), n);
+  out.push_back(kind);
+  out.append(digits, end);
+  out.append("\r\n");
+}
+
+// Writes all of `data` to `fd`; the errno of a failure, or 0.
+int WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+// Makes a rename or a new file in `dir` durable.
+void SyncDir(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  fsync(fd);
+  close(fd);
+}
+
+std::string Errno(int err) { return std::strerror(err); }
+
+}  // namespace
+
+AppendFsync ParseAppendFsync(std::string_view name) {
+  if (name == "always") return AppendFsync::kAlways;
+  if (name == "no") return AppendFsync::kNo;
+  return AppendFsync::kEverysec;
+}
+
+void AppendCommand(std::string& out, std::span<const std::string_view> argv) {
+  AppendLength(out, '*', argv.size());
+  for (const std::string_view arg : argv) {
+    AppendLength(out, '$', arg.size());
+    out.append(arg);
+    out.append("\r\n");
+  }
+}
+
+std::optional<std::string> ParseAofManifest(std::string_view text, AofManifest& out) {
+  out = AofManifest{};
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) return "The AOF manifest file is invalid format";
+    const std::string_view line = Trim(text.substr(0, nl));
+    text.remove_prefix(nl + 1);
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string_view> words = Words(line);
+    if (words.size() % 2 != 0) return "Invalid AOF manifest file format";
+    AofFileInfo info;
+    info.type = 0;
+    for (std::size_t i = 0; i < words.size(); i += 2) {
+      if (words[i] == "file") {
+        info.name = words[i + 1];
+      } else if (words[i] == "seq") {
+        const std::string_view v = words[i + 1];
+        const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), info.seq);
+        if (ec != std::errc() || p != v.data() + v.size()) {
+          return "Invalid AOF manifest file format";
+        }
+      } else if (words[i] == "type") {
+        info.type = words[i + 1].size() == 1 ? words[i + 1][0] : 0;
+      }
+    }
+    if (info.name.empty() || info.seq == 0 ||
+        (info.type != 'b' && info.type != 'h' && info.type != 'i')) {
+      return "Invalid AOF manifest file format";
+    }
+    if (info.name.find('/') != std::string::npos) return "Invalid AOF manifest file format";
+    if (info.type == 'b') {
+      if (out.base) return "Found duplicate base file information";
+      out.current_base_seq = info.seq;
+      out.base = std::move(info);
+    } else if (info.type == 'h') {
+      out.history.push_back(std::move(info));
+    } else {
+      if (info.seq <= out.current_incr_seq) return "Found a non-monotonic sequence number";
+      out.current_incr_seq = info.seq;
+      out.incrs.push_back(std::move(info));
+    }
+  }
+  if (!out.base && out.incrs.empty()) return "Found an empty AOF manifest";
+  return std::nullopt;
+}
+
+std::string FormatAofManifest(const AofManifest& manifest) {
+  std::string out;
+  auto line = [&out](const AofFileInfo& info) {
+    out.append("file ").append(info.name).append(" seq ").append(std::to_string(info.seq));
+    out.append(" type ").push_back(info.type);
+    out.push_back('\n');
+  };
+  if (manifest.base) line(*manifest.base);
+  for (const AofFileInfo& info : manifest.history) line(info);
+  for (const AofFileInfo& info : manifest.incrs) line(info);
+  return out;
+}
+
+Aof::Aof(ServerState& server) : server_(server) {}
+
+Aof::~Aof() { Stop(); }
+
+std::string Aof::DirPath() const {
+  const std::string& dir = server_.config.dir;
+  return (dir.empty() ? std::string(".") : dir) + "/" + server_.config.appenddirname;
+}
+
+std::string Aof::ManifestPath() const {
+  return DirPath() + "/" + server_.config.appendfilename + ".manifest";
+}
+
+std::optional<std::string> Aof::Start() {
+  const std::string dir = DirPath();
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return "Can't open or create append-only dir " + dir + ": " + Errno(errno);
+  }
+  std::string text;
+  if (FILE* f = std::fopen(ManifestPath().c_str(), "rb")) {
+    char chunk[4096];
+    std::size_t n;
+    while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) text.append(chunk, n);
+    std::fclose(f);
+    if (auto err = ParseAofManifest(text, manifest_)) return *err;
+    std::uint64_t loaded = 0;
+    if (auto err = LoadAof(server_, dir, manifest_, &loaded)) return *err;
+    current_size_ = loaded;
+    if (manifest_.base) {
+      struct stat st {};
+      if (stat((dir + "/" + manifest_.base->name).c_str(), &st) == 0) {
+        base_size_ = static_cast<std::uint64_t>(st.st_size);
+      }
+    }
+    // Files a rewrite left for deletion.
+    for (const AofFileInfo& info : manifest_.history) unlink((dir + "/" + info.name).c_str());
+    if (!manifest_.history.empty()) {
+      manifest_.history.clear();
+      if (auto err = WriteManifest()) return err;
+    }
+    if (manifest_.incrs.empty()) {
+      manifest_.incrs.push_back({server_.config.appendfilename + "." +
+                                     std::to_string(++manifest_.current_incr_seq) + ".incr.aof",
+                                 manifest_.current_incr_seq, 'i'});
+      if (auto err = WriteManifest()) return err;
+    }
+    if (auto err = OpenIncr(manifest_.incrs.back().name)) return err;
+  } else if (errno == ENOENT) {
+    if (auto err = CreateFresh()) return err;
+  } else {
+    return "Can't open the append-only manifest " + ManifestPath() + ": " + Errno(errno);
+  }
+  last_fsync_ms_ = server_.clock.NowMs();
+  fsync_thread_ = std::thread([this] { FsyncLoop(); });
+  return std::nullopt;
+}
+
+std::optional<std::string> Aof::CreateFresh() {
+  const std::string dir = DirPath();
+  const std::string& name = server_.config.appendfilename;
+  manifest_ = AofManifest{};
+  manifest_.current_base_seq = 1;
+  manifest_.current_incr_seq = 1;
+  manifest_.base = AofFileInfo{name + ".1.base.aof", 1, 'b'};
+  manifest_.incrs.push_back({name + ".1.incr.aof", 1, 'i'});
+  // The rewrite of an empty data set: an empty base file.
+  const std::string base = dir + "/" + manifest_.base->name;
+  const int fd = open(base.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return "Can't create the append-only base file " + base + ": " + Errno(errno);
+  fsync(fd);
+  close(fd);
+  if (auto err = OpenIncr(manifest_.incrs.back().name)) return err;
+  return WriteManifest();
+}
+
+std::optional<std::string> Aof::OpenIncr(const std::string& name) {
+  const std::string path = DirPath() + "/" + name;
+  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) return "Can't open the append-only file " + path + ": " + Errno(errno);
+  selected_db_ = -1;
+  SyncDir(DirPath());
+  return std::nullopt;
+}
+
+std::optional<std::string> Aof::WriteManifest() {
+  const std::string dir = DirPath();
+  const std::string temp = dir + "/temp-" + server_.config.appendfilename + ".manifest";
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return "Can't write the append-only manifest " + temp + ": " + Errno(errno);
+  const int err = WriteAll(fd, FormatAofManifest(manifest_));
+  const bool synced = err == 0 && fsync(fd) == 0;
+  close(fd);
+  if (err != 0 || !synced) return "Can't write the append-only manifest " + temp;
+  if (rename(temp.c_str(), ManifestPath().c_str()) != 0) {
+    return "Can't rename the append-only manifest: " + Errno(errno);
+  }
+  SyncDir(dir);
+  return std::nullopt;
+}
+
+void Aof::Feed(int db, std::span<const std::string_view> argv) {
+  if (fd_ < 0) return;
+  if (db != selected_db_) {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), db);
+    const std::string_view select[] = {"SELECT", std::string_view(digits, end - digits)};
+    AppendCommand(buffer_, select);
+    selected_db_ = db;
+  }
+  AppendCommand(buffer_, argv);
+}
+
+void Aof::FeedEncoded(int db, std::string_view command) {
+  if (fd_ < 0) return;
+  if (db != selected_db_) {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), db);
+    const std::string_view select[] = {"SELECT", std::string_view(digits, end - digits)};
+    AppendCommand(buffer_, select);
+    selected_db_ = db;
+  }
+  buffer_.append(command);
+}
+
+void Aof::Flush() {
+  if (fd_ < 0) return;
+  if (!buffer_.empty()) {
+    const int err = WriteAll(fd_, buffer_);
+    if (err != 0) {
+      // Kept for the next turn: a full disk may have room again. Replies under always keep
+      // waiting meanwhile, so nothing unwritten is acknowledged.
+      if (last_write_errno_ != err && server_.log != nullptr) {
+        server_.log->Log(LogLevel::kWarning, "Error writing to the AOF file: %s",
+                         std::strerror(err));
+      }
+      last_write_errno_ = err;
+      return;
+    }
+    last_write_errno_ = 0;
+    current_size_ += buffer_.size();
+    buffer_.clear();
+    if (buffer_.capacity() > (1u << 20)) buffer_.shrink_to_fit();
+    if (policy_ == AppendFsync::kAlways) {
+      fdatasync(fd_);
+      last_fsync_ms_ = server_.clock.NowMs();
+      return;
+    }
+  }
+  if (policy_ == AppendFsync::kEverysec && server_.clock.NowMs() - last_fsync_ms_ >= 1000) {
+    RequestBackgroundFsync();
+  }
+}
+
+void Aof::RequestBackgroundFsync() {
+  std::lock_guard<std::mutex> lock(fsync_mutex_);
+  // An fsync still running after a second means the disk is slow: Redis counts it too.
+  if (fsync_running_ || fsync_requested_) {
+    ++delayed_fsyncs_;
+    return;
+  }
+  fsync_requested_ = true;
+  last_fsync_ms_ = server_.clock.NowMs();
+  fsync_cv_.notify_one();
+}
+
+void Aof::FsyncLoop() {
+  std::unique_lock<std::mutex> lock(fsync_mutex_);
+  while (true) {
+    fsync_cv_.wait(lock, [this] { return fsync_requested_ || fsync_stop_; });
+    if (fsync_stop_) return;
+    fsync_requested_ = false;
+    fsync_running_ = true;
+    const int fd = fd_;
+    lock.unlock();
+    fdatasync(fd);
+    lock.lock();
+    fsync_running_ = false;
+  }
+}
+
+void Aof::Stop() {
+  if (fd_ < 0) return;
+  Flush();
+  if (fsync_thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(fsync_mutex_);
+      fsync_stop_ = true;
+      fsync_cv_.notify_one();
+    }
+    fsync_thread_.join();
+  }
+  fsync(fd_);
+  close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace warden::server

@@ -1,0 +1,126 @@
+// The append-only file, in Redis 7.0's multi-part layout with aof-use-rdb-preamble no: in
+// `dir`/`appenddirname`, a manifest (`appendfilename`.manifest) naming one base file and the
+// increment files after it, all RESP commands. A start with appendonly yes loads them before
+// the first client is accepted (aof_load.cc); a directory without them gets an empty base, an
+// increment file and the manifest, as a first rewrite of an empty data set would write.
+//
+// Changes reach the buffer through Propagation (SELECT written whenever the database changes).
+// Before the loop next polls, the buffer is written to the increment file; under appendfsync
+// always it is also fsync'd there, once for all the loop turn's writes, and replies wait for it
+// (Connection::Flush asks replies_wait()), so no client hears of a write that is not on disk.
+// Under everysec a background thread fsyncs about once a second and the loop never waits on
+// the disk; under no, the kernel decides.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace warden::server {
+
+class ServerState;
+
+// Appends `argv` as a RESP array of bulk strings.
+void AppendCommand(std::string& out, std::span<const std::string_view> argv);
+
+enum class AppendFsync { kAlways, kEverysec, kNo };
+// appendfsync's value (always, everysec, no).
+AppendFsync ParseAppendFsync(std::string_view name);
+
+// The manifest's record of one file (Redis's aofInfo).
+struct AofFileInfo {
+  std::string name;
+  std::int64_t seq = 0;
+  char type = 'i';  // 'b' base, 'h' history (to delete), 'i' increment
+};
+
+struct AofManifest {
+  std::optional<AofFileInfo> base;
+  std::vector<AofFileInfo> incrs;
+  std::vector<AofFileInfo> history;
+  std::int64_t current_base_seq = 0;
+  std::int64_t current_incr_seq = 0;
+};
+
+// Redis's aofLoadManifestFromFile; the error text on a malformed manifest.
+std::optional<std::string> ParseAofManifest(std::string_view text, AofManifest& out);
+// Redis's getAofManifestAsString.
+std::string FormatAofManifest(const AofManifest& manifest);
+
+class Aof {
+ public:
+  explicit Aof(ServerState& server);
+  ~Aof();
+  Aof(const Aof&) = delete;
+  Aof& operator=(const Aof&) = delete;
+
+  // Start-up with appendonly yes: loads what the manifest names (or creates the files) and
+  // opens the last increment file for appending. The error that must stop the start, if any.
+  std::optional<std::string> Start();
+  bool on() const { return fd_ >= 0; }
+
+  void Feed(int db, std::span<const std::string_view> argv);
+  // A command already encoded by AppendCommand.
+  void FeedEncoded(int db, std::string_view command);
+
+  // Writes the buffer to the file and, under always, fsyncs it. Called before each poll.
+  void Flush();
+  // Under appendfsync always, replies wait while written changes are not yet on disk.
+  bool replies_wait() const { return policy_ == AppendFsync::kAlways && !buffer_.empty(); }
+  // Shutdown: everything written and fsync'd, the file closed.
+  void Stop();
+  void set_policy(AppendFsync policy) { policy_ = policy; }
+
+  // INFO persistence.
+  std::size_t buffer_bytes() const { return buffer_.size(); }
+  std::uint64_t current_size() const { return current_size_; }
+  std::uint64_t base_size() const { return base_size_; }
+  bool last_write_ok() const { return last_write_errno_ == 0; }
+  std::uint64_t delayed_fsyncs() const { return delayed_fsyncs_; }
+  // The directory holding the files, and the manifest's path.
+  std::string DirPath() const;
+  std::string ManifestPath() const;
+
+ private:
+  void FsyncLoop();
+  void RequestBackgroundFsync();
+  std::optional<std::string> CreateFresh();
+  std::optional<std::string> OpenIncr(const std::string& name);
+  std::optional<std::string> WriteManifest();
+
+  ServerState& server_;
+  AppendFsync policy_ = AppendFsync::kEverysec;
+  AofManifest manifest_;
+  std::string buffer_;
+  int fd_ = -1;
+  int selected_db_ = -1;
+  std::uint64_t current_size_ = 0;
+  std::uint64_t base_size_ = 0;
+  int last_write_errno_ = 0;
+  std::uint64_t delayed_fsyncs_ = 0;
+  std::int64_t last_fsync_ms_ = 0;
+
+  // everysec's fsync thread.
+  std::thread fsync_thread_;
+  std::mutex fsync_mutex_;
+  std::condition_variable fsync_cv_;
+  bool fsync_requested_ = false;
+  bool fsync_running_ = false;
+  bool fsync_stop_ = false;
+};
+
+// Loads the files `manifest` names, in order, through the dispatcher on a client of its own,
+// with time held still so that no deadline passes while loading (Redis's loading state).
+// A truncated last command of the last file is cut off when aof-load-truncated is yes, as
+// Redis does; anything else malformed stops the start with the file and offset named.
+std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
+                                   const AofManifest& manifest, std::uint64_t* loaded_bytes);
+
+}  // namespace warden::server

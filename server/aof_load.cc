@@ -1,0 +1,206 @@
+// Loading the append-only file at start-up (Redis's loadAppendOnlyFiles and
+// loadSingleAppendOnlyFile).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
+#include "server/aof.h"
+#include "server/command_table.h"
+#include "server/dispatcher.h"
+#include "server/log.h"
+#include "server/server_state.h"
+
+namespace warden::server {
+namespace {
+
+// Time stands still while loading at this instant, before any deadline a file can hold: a key
+// whose deadline passed while the server was down is loaded, and removed (with its DEL written
+// to the file) once the clock runs again, as Redis does after loading.
+constexpr std::int64_t kLoadingNowMs = 1;
+
+std::optional<std::string> ReadFile(const std::string& path, std::string& out) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::string(std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) == 0) out.reserve(static_cast<std::size_t>(st.st_size));
+  char chunk[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      return std::string(std::strerror(err));
+    }
+    if (n == 0) break;
+    out.append(chunk, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  return std::nullopt;
+}
+
+struct FileLoad {
+  std::uint64_t commands = 0;
+  // Where the file stops being whole: its size, or the end of the last complete command
+  // outside an unfinished MULTI.
+  std::size_t valid_up_to = 0;
+  bool truncated = false;
+  std::optional<std::string> error;
+};
+
+FileLoad LoadOne(ServerState& server, Session& session, const std::string& name,
+                 std::string_view data) {
+  FileLoad result;
+  protocol::ParserLimits limits;
+  limits.max_bulk_len = INT64_MAX;
+  protocol::RequestParser parser(limits);
+  std::string out;
+  std::size_t pos = 0;
+  std::size_t before_multi = 0;
+  bool in_multi = false;
+  while (pos < data.size()) {
+    // Redis's timestamp annotations (aof-timestamp-enabled): "#TS:<unix time>\r\n".
+    if (data[pos] == '#') {
+      const std::size_t nl = data.find('\n', pos);
+      if (nl == std::string_view::npos) break;
+      pos = nl + 1;
+      continue;
+    }
+    if (data[pos] != '*') {
+      result.error = "Bad file format reading the append only file " + name + " at offset " +
+                     std::to_string(pos) +
+                     ": make a backup of your AOF file, then use ./redis-check-aof --fix "
+                     "<filename.manifest>";
+      return result;
+    }
+    parser.Reset();
+    const protocol::ParseStatus status = parser.Parse(data.substr(pos), true);
+    if (status == protocol::ParseStatus::kNeedMore) break;
+    if (status == protocol::ParseStatus::kError) {
+      result.error = "Bad file format reading the append only file " + name + " at offset " +
+                     std::to_string(pos) + " (" + std::string(parser.error()) +
+                     "): make a backup of your AOF file, then use ./redis-check-aof --fix "
+                     "<filename.manifest>";
+      return result;
+    }
+    if (status == protocol::ParseStatus::kRequest) {
+      const std::span<const std::string_view> args = parser.args();
+      if (FindTopLevelCommand(args[0]) == nullptr) {
+        result.error = "Unknown command '" + std::string(args[0]) +
+                       "' reading the append only file " + name + " at offset " +
+                       std::to_string(pos);
+        return result;
+      }
+      if (!in_multi && ArgIs(args[0], "multi")) {
+        in_multi = true;
+        before_multi = pos;
+      } else if (in_multi && (ArgIs(args[0], "exec") || ArgIs(args[0], "discard"))) {
+        in_multi = false;
+      }
+      out.clear();
+      protocol::ReplyWriter writer(&out, 2);
+      Dispatch(server, session, args, writer);
+      ++result.commands;
+    }
+    pos += parser.consumed();
+  }
+  result.valid_up_to = in_multi ? before_multi : pos;
+  result.truncated = result.valid_up_to < data.size();
+  return result;
+}
+
+}  // namespace
+
+std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
+                                   const AofManifest& manifest, std::uint64_t* loaded_bytes) {
+  std::vector<const AofFileInfo*> files;
+  if (manifest.base) files.push_back(&*manifest.base);
+  for (const AofFileInfo& info : manifest.incrs) files.push_back(&info);
+
+  Session session;
+  session.local = true;
+  session.authenticated = true;
+  session.name = "aof-loader";
+  const std::int64_t frozen = server.frozen_now_ms;
+  server.frozen_now_ms = kLoadingNowMs;
+  server.loading = true;
+  std::optional<std::string> error;
+  std::uint64_t commands = 0;
+  *loaded_bytes = 0;
+  std::string data;
+  for (std::size_t i = 0; i < files.size() && !error; ++i) {
+    const std::string path = dir + "/" + files[i]->name;
+    data.clear();
+    if (auto err = ReadFile(path, data)) {
+      // Redis tolerates a missing increment file only when it is the last and empty; any other
+      // missing file loses data.
+      error = "The AOF file " + files[i]->name + " doesn't exist or can't be read: " + *err;
+      break;
+    }
+    if (files[i]->type == 'b' && data.rfind("REDIS", 0) == 0) {
+      error = "The AOF base file " + files[i]->name +
+              " has an RDB preamble: warden reads only aof-use-rdb-preamble no files";
+      break;
+    }
+    FileLoad load = LoadOne(server, session, files[i]->name, data);
+    commands += load.commands;
+    if (load.error) {
+      error = load.error;
+      break;
+    }
+    // Discard the unfinished transaction, as Redis reverts to before its MULTI.
+    if (session.in_multi) {
+      static constexpr std::string_view kDiscard[] = {"DISCARD"};
+      std::string out;
+      protocol::ReplyWriter writer(&out, 2);
+      Dispatch(server, session, kDiscard, writer);
+    }
+    if (load.truncated) {
+      const bool last = i + 1 == files.size();
+      if (!last || !server.config.aof_load_truncated) {
+        error = "Unexpected end of file reading the append only file " + files[i]->name +
+                " at offset " + std::to_string(load.valid_up_to) +
+                ". You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix "
+                "<filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' "
+                "configuration option to yes and restart the server.";
+        break;
+      }
+      if (server.log != nullptr) {
+        server.log->Log(LogLevel::kWarning,
+                        "!!! Warning: short read while loading the AOF file %s!!!",
+                        files[i]->name.c_str());
+        server.log->Log(LogLevel::kWarning, "!!! Truncating the AOF %s at offset %zu !!!",
+                        files[i]->name.c_str(), load.valid_up_to);
+      }
+      if (truncate(path.c_str(), static_cast<off_t>(load.valid_up_to)) != 0) {
+        error = "Error truncating the AOF file " + files[i]->name + ": " + std::strerror(errno);
+        break;
+      }
+      if (server.log != nullptr) {
+        server.log->Log(LogLevel::kWarning,
+                        "AOF %s loaded anyway because aof-load-truncated is enabled",
+                        files[i]->name.c_str());
+      }
+    }
+    *loaded_bytes += load.valid_up_to;
+  }
+  ForgetSession(server, session);
+  server.loading = false;
+  server.frozen_now_ms = frozen;
+  // What loading ran is not what clients asked for: INFO's counters start from here.
+  server.ResetStats();
+  server.slowlog.Reset();
+  if (!error && server.log != nullptr) {
+    server.log->Log(LogLevel::kNotice, "DB loaded from append only file: %llu commands",
+                    static_cast<unsigned long long>(commands));
+  }
+  return error;
+}
+
+}  // namespace warden::server

@@ -1,0 +1,74 @@
+// What the append-only file is told of each change, as Redis's propagation (server.c's
+// alsoPropagate and propagatePendingCommands): a command that changed keys is written as it was
+// sent, or as the effect a handler names instead (a relative deadline as an absolute PEXPIREAT,
+// say), in the database it ran in. A script's or a transaction's calls are written one by one,
+// never the EVAL or EXEC itself (Redis 7's effects replication), and the effects of one
+// top-level command go in together: more than one is wrapped in MULTI/EXEC so a reader applies
+// all or none. A key removed by expiry or eviction is written as a DEL of its own.
+//
+// Off (nothing recorded, one test per command) unless the append-only file is on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warden::server {
+
+class Aof;
+
+class Propagation {
+ public:
+  explicit Propagation(Aof& aof) : aof_(aof) {}
+
+  // Whether changes are recorded (the append-only file is on and not loading).
+  bool active() const { return active_; }
+  void set_active(bool on) { active_ = on; }
+
+  // A handler's effect, replacing the command's own words (once per command; only while
+  // active, so a handler may build it unconditionally after testing active()).
+  void Replace(std::initializer_list<std::string_view> argv);
+  void Replace(std::span<const std::string_view> argv);
+  // `command key ms`: the absolute form of a relative deadline (PEXPIREAT), or with `value`
+  // between key and a PXAT (SET key value PXAT ms), as Redis writes them.
+  void ReplaceDeadline(std::string_view command, std::string_view key, std::int64_t ms);
+  void ReplaceSet(std::string_view key, std::string_view value, std::int64_t ms);
+  // Whether the running command named its effect; cleared as each command starts.
+  bool replaced() const { return replaced_; }
+  void ClearReplacement() { replaced_ = false; }
+
+  // Records `argv` in database `db`: with the running top-level command's effects when one
+  // runs (`depth` > 0), else at once (expiry by the cron, eviction).
+  void Add(int db, std::span<const std::string_view> argv, int depth);
+  void Add(int db, std::initializer_list<std::string_view> argv, int depth) {
+    Add(db, std::span<const std::string_view>(argv.begin(), argv.size()), depth);
+  }
+  // A command at `depth` (1: top level) changed keys in `db`: its replacement if it named
+  // one, else `argv`.
+  void AddCommand(int db, std::span<const std::string_view> argv, int depth);
+  // The top-level command is over: its effects go to the file, wrapped when more than one.
+  void EndCommand();
+
+ private:
+  // Each as encoded for the file, so recording a command copies bytes into buffers that keep
+  // their capacity: nothing is allocated per command once they have grown.
+  struct Op {
+    int db;
+    std::size_t offset;  // into pending_
+    std::size_t length;
+  };
+
+  Aof& aof_;
+  bool active_ = false;
+  bool replaced_ = false;
+  std::string replacement_;
+  // The pending effects of the running top-level command.
+  std::vector<Op> ops_;
+  std::string pending_;
+};
+
+}  // namespace warden::server

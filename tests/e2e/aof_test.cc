@@ -1,0 +1,341 @@
+// The append-only file on real server processes: warden restarts with what it acknowledged,
+// redis-server 7.0 loads a directory warden wrote and warden loads one redis-server wrote (every
+// type, deadlines, several databases, transactions and scripts written as their effects),
+// redis-check-aof accepts warden's files, and a truncated or corrupt file is handled as Redis
+// handles it, with the file and offset named.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "resp_client.h"
+#include "resp_reply.h"
+#include "server_fixture.h"
+#include "server_process.h"
+
+namespace warden::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Binary(ServerKind kind) {
+  return kind == ServerKind::kWarden ? WARDEN_BINARY_PATH : FindExecutable("redis-server");
+}
+
+// A fresh directory under the test's temporary directory, removed with the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "warden-aof-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::unique_ptr<ServerProcess> StartWith(ServerKind kind, const std::string& dir,
+                                         std::vector<std::string> args,
+                                         std::string* error = nullptr) {
+  args.insert(args.begin(), {"--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--dir", dir,
+                             "--databases", "16"});
+  std::string err;
+  std::unique_ptr<ServerProcess> server = ServerProcess::Start(Binary(kind), err, args);
+  if (error != nullptr) *error = err;
+  return server;
+}
+
+std::string Reply(RespClient& client, const std::vector<std::string>& argv) {
+  return client.Command(argv).bytes;
+}
+
+testing::Reply Parsed(RespClient& client, const std::vector<std::string>& argv) {
+  return ParseReply(client.Command(argv).bytes).reply;
+}
+
+// The whole data set as text, the same on two servers that hold the same data: every key of
+// databases 0-2 in order with its type, its deadline and its contents in a fixed order.
+std::string DataSet(RespClient& client) {
+  std::string out;
+  for (int db = 0; db < 3; ++db) {
+    Reply(client, {"SELECT", std::to_string(db)});
+    const testing::Reply keys = Parsed(client, {"KEYS", "*"});
+    std::vector<std::string> names;
+    for (const testing::Reply& k : keys.elements) names.push_back(k.text);
+    std::sort(names.begin(), names.end());
+    for (const std::string& key : names) {
+      const std::string type = Parsed(client, {"TYPE", key}).text;
+      out += std::to_string(db) + " " + key + " " + type +
+             " expireat=" + Reply(client, {"PEXPIRETIME", key});
+      std::vector<std::string> items;
+      if (type == "string") {
+        items.push_back(Reply(client, {"GET", key}));
+      } else if (type == "hash") {
+        const testing::Reply v = Parsed(client, {"HGETALL", key});
+        for (std::size_t i = 0; i + 1 < v.elements.size(); i += 2) {
+          items.push_back(v.elements[i].text + "=" + v.elements[i + 1].text);
+        }
+        std::sort(items.begin(), items.end());
+      } else if (type == "set") {
+        for (const testing::Reply& m : Parsed(client, {"SMEMBERS", key}).elements) {
+          items.push_back(m.text);
+        }
+        std::sort(items.begin(), items.end());
+      } else if (type == "zset") {
+        items.push_back(Reply(client, {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
+      } else if (type == "list") {
+        items.push_back(Reply(client, {"LRANGE", key, "0", "-1"}));
+      }
+      for (const std::string& item : items) out += " " + item;
+      out += "\n";
+    }
+  }
+  Reply(client, {"SELECT", "0"});
+  return out;
+}
+
+// Writes of every kind a lock server and its neighbours make, including the ones written as
+// their effects: relative deadlines, a transaction, scripts, a blocking pop served by a push.
+void WriteEverything(RespClient& c) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"SET", "lock:a", "token-1", "NX", "PX", "600000"},
+      {"SET", "plain", "v"},
+      {"SETEX", "lease", "900", "x"},
+      {"SET", "counter", "10"},
+      {"INCRBY", "counter", "5"},
+      {"INCRBYFLOAT", "float", "1.5"},
+      {"APPEND", "plain", "-more"},
+      {"HSET", "h", "f1", "v1", "f2", "v2"},
+      {"HINCRBY", "h", "n", "3"},
+      {"SADD", "s", "a", "b", "c", "1", "2"},
+      {"SREM", "s", "b"},
+      {"ZADD", "z", "1.5", "one", "2", "two", "-3", "minus"},
+      {"ZINCRBY", "z", "10", "one"},
+      {"RPUSH", "l", "a", "b", "c", "d"},
+      {"LPOP", "l"},
+      {"EXPIRE", "h", "1000"},
+      {"PEXPIRE", "z", "500000"},
+      {"SET", "gone", "x"},
+      {"DEL", "gone"},
+      {"SET", "soon", "x", "PX", "1"},
+      {"GETEX", "plain", "EX", "700"},
+      {"SELECT", "1"},
+      {"SET", "in-db1", "yes"},
+      {"SADD", "big", "m1", "m2", "m3"},
+      {"SELECT", "2"},
+      {"HSET", "db2hash", "k", "v"},
+      {"SELECT", "0"},
+      {"MULTI"},
+      {"INCR", "counter"},
+      {"SET", "in-multi", "1", "EX", "800"},
+      {"EXEC"},
+      {"EVAL",
+       "redis.call('set', KEYS[1], ARGV[1], 'PX', 300000); return redis.call('incr', KEYS[2])", "2",
+       "lock:b", "counter", "tok"},
+      {"EVAL",
+       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else "
+       "return 0 end",
+       "1", "lock:a", "token-1"},
+      {"RPUSH", "queue", "job1", "job2"},
+      {"BLPOP", "queue", "0"},
+      {"SPOP", "s"},
+  };
+  for (const auto& command : commands) {
+    const std::string reply = Reply(c, command);
+    ASSERT_FALSE(reply.empty() || reply[0] == '-') << command[0] << ": " << reply;
+  }
+  // Many keys, so the files are more than a handful of commands.
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(Reply(c, {"SET", "k:" + std::to_string(i), std::string(i % 50, 'x')}), "+OK\r\n");
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class AofTest : public ::testing::TestWithParam<ServerKind> {};
+
+// A restart on the same directory brings back exactly what was acknowledged; the key whose
+// deadline passed is gone.
+TEST_P(AofTest, RestartBringsBackTheDataSet) {
+  TempDir dir;
+  std::string before;
+  {
+    auto server = StartWith(GetParam(), dir.path(), {"--appendfsync", "always"});
+    ASSERT_TRUE(server);
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    WriteEverything(*c);
+    before = DataSet(*c);
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  EXPECT_EQ(before.find(" soon "), std::string::npos);
+  auto server = StartWith(GetParam(), dir.path(), {});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(DataSet(*c), before);
+  const std::string info = Reply(*c, {"INFO", "persistence"});
+  EXPECT_NE(info.find("aof_enabled:1\r\n"), std::string::npos);
+}
+
+// Each server loads the directory the other wrote, and holds the same data set; redis-check-aof
+// accepts both.
+TEST_P(AofTest, TheOtherServerLoadsTheDirectory) {
+  const ServerKind writer = GetParam();
+  const ServerKind reader =
+      writer == ServerKind::kWarden ? ServerKind::kRedis : ServerKind::kWarden;
+  TempDir dir;
+  std::string written;
+  {
+    auto server = StartWith(writer, dir.path(), {"--appendfsync", "everysec"});
+    ASSERT_TRUE(server);
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    WriteEverything(*c);
+    written = DataSet(*c);
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  const std::string manifest = dir.path() + "/appendonlydir/appendonly.aof.manifest";
+  const ProgramResult check = RunProgram({"redis-check-aof", manifest}, "", 20000);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("is valid"), std::string::npos) << check.out;
+  auto server = StartWith(reader, dir.path(), {});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(DataSet(*c), written);
+}
+
+// A command cut short at the end of the last file (a crash mid-write) is dropped with a
+// warning, and the file truncated there; with aof-load-truncated no the start fails, naming
+// the file and the offset.
+TEST_P(AofTest, ATruncatedLastCommandIsCutOff) {
+  TempDir dir;
+  {
+    auto server = StartWith(GetParam(), dir.path(), {"--appendfsync", "always"});
+    ASSERT_TRUE(server);
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    ASSERT_EQ(Reply(*c, {"SET", "kept", "1"}), "+OK\r\n");
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  const std::string incr = dir.path() + "/appendonlydir/appendonly.aof.1.incr.aof";
+  const auto whole = static_cast<std::size_t>(fs::file_size(incr));
+  { std::ofstream(incr, std::ios::app | std::ios::binary) << "*3\r\n$3\r\nSET\r\n$4\r\nlost"; }
+  std::string error;
+  auto refused = StartWith(GetParam(), dir.path(), {"--aof-load-truncated", "no"}, &error);
+  EXPECT_FALSE(refused);
+  EXPECT_NE(error.find("appendonly.aof.1.incr.aof"), std::string::npos) << error;
+  auto server = StartWith(GetParam(), dir.path(), {});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(Reply(*c, {"GET", "kept"}), "$1\r\n1\r\n");
+  EXPECT_EQ(fs::file_size(incr), whole);
+  ASSERT_EQ(Reply(*c, {"SET", "after", "2"}), "+OK\r\n");
+}
+
+TEST_P(AofTest, ACorruptFileStopsTheStart) {
+  TempDir dir;
+  {
+    auto server = StartWith(GetParam(), dir.path(), {});
+    ASSERT_TRUE(server);
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    ASSERT_EQ(Reply(*c, {"SET", "k", "1"}), "+OK\r\n");
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  const std::string incr = dir.path() + "/appendonlydir/appendonly.aof.1.incr.aof";
+  { std::ofstream(incr, std::ios::app | std::ios::binary) << "garbage\r\n*1\r\n$4\r\nPING\r\n"; }
+  std::string error;
+  EXPECT_FALSE(StartWith(GetParam(), dir.path(), {}, &error));
+  EXPECT_NE(error.find("Bad file format reading the append only file"), std::string::npos) << error;
+  EXPECT_NE(error.find("appendonly.aof.1.incr.aof"), std::string::npos) << error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, AofTest, AllServers(), ServerKindName);
+
+// What warden writes: Redis's layout and manifest, deadlines as absolute PXAT and PEXPIREAT,
+// a script's calls and no EVAL, a transaction wrapped in MULTI/EXEC.
+TEST(WardenAofTest, TheFilesAreRedisSevenLayoutWithEffects) {
+  TempDir dir;
+  auto server = StartWith(ServerKind::kWarden, dir.path(), {"--appendfsync", "always"});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  ASSERT_EQ(Reply(*c, {"SET", "lock", "t", "NX", "PX", "30000"}), "+OK\r\n");
+  ASSERT_EQ(Reply(*c, {"EVAL", "return redis.call('pexpire', KEYS[1], 60000)", "1", "lock"}),
+            ":1\r\n");
+  ASSERT_EQ(Reply(*c, {"MULTI"}), "+OK\r\n");
+  ASSERT_EQ(Reply(*c, {"SET", "a", "1"}), "+QUEUED\r\n");
+  ASSERT_EQ(Reply(*c, {"SET", "b", "2"}), "+QUEUED\r\n");
+  ASSERT_EQ(Reply(*c, {"EXEC"}), "*2\r\n+OK\r\n+OK\r\n");
+  ASSERT_EQ(Reply(*c, {"GET", "a"}), "$1\r\n1\r\n");
+  const std::string base = dir.path() + "/appendonlydir/";
+  EXPECT_EQ(ReadFile(base + "appendonly.aof.manifest"),
+            "file appendonly.aof.1.base.aof seq 1 type b\n"
+            "file appendonly.aof.1.incr.aof seq 1 type i\n");
+  EXPECT_EQ(ReadFile(base + "appendonly.aof.1.base.aof"), "");
+  const std::string incr = ReadFile(base + "appendonly.aof.1.incr.aof");
+  EXPECT_EQ(
+      incr.rfind("*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*5\r\n$3\r\nSET\r\n$4\r\nlock\r\n$1\r\nt\r\n"
+                 "$4\r\nPXAT\r\n$13\r\n",
+                 0),
+      0u)
+      << incr;
+  EXPECT_NE(incr.find("*3\r\n$9\r\nPEXPIREAT\r\n$4\r\nlock\r\n$13\r\n"), std::string::npos);
+  EXPECT_EQ(incr.find("EVAL"), std::string::npos);
+  EXPECT_EQ(incr.find("GET"), std::string::npos);
+  EXPECT_NE(
+      incr.find("*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSET"
+                "\r\n$1\r\nb\r\n$1\r\n2\r\n*1\r\n$4\r\nEXEC\r\n"),
+      std::string::npos)
+      << incr;
+}
+
+// appendfsync always: every acknowledged write survives a kill -9.
+TEST(WardenAofTest, AcknowledgedWritesSurviveKillNine) {
+  TempDir dir;
+  auto server = StartWith(ServerKind::kWarden, dir.path(), {"--appendfsync", "always"});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(Reply(*c, {"SET", "lock:" + std::to_string(i), "t", "NX", "PX", "600000"}),
+              "+OK\r\n");
+  }
+  ASSERT_EQ(kill(server->pid(), SIGKILL), 0);
+  server->Stop();
+  auto again = StartWith(ServerKind::kWarden, dir.path(), {});
+  ASSERT_TRUE(again);
+  std::optional<RespClient> d = RespClient::Connect(again->port());
+  ASSERT_TRUE(d);
+  EXPECT_EQ(Reply(*d, {"DBSIZE"}), ":200\r\n");
+  const std::string pttl = Reply(*d, {"PTTL", "lock:199"});
+  ASSERT_EQ(pttl.front(), ':');
+  EXPECT_GT(std::stoll(pttl.substr(1)), 500000);
+}
+
+}  // namespace
+}  // namespace warden::testing
