@@ -1,7 +1,9 @@
 #include "server/aof.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -170,6 +172,7 @@ std::optional<std::string> Aof::Start() {
     std::uint64_t loaded = 0;
     if (auto err = LoadAof(server_, dir, manifest_, &loaded)) return *err;
     current_size_ = loaded;
+    rewrite_base_size_ = loaded;
     if (manifest_.base) {
       struct stat st {};
       if (stat((dir + "/" + manifest_.base->name).c_str(), &st) == 0) {
@@ -219,11 +222,28 @@ std::optional<std::string> Aof::CreateFresh() {
 
 std::optional<std::string> Aof::OpenIncr(const std::string& name) {
   const std::string path = DirPath() + "/" + name;
-  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) return "Can't open the append-only file " + path + ": " + Errno(errno);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return "Can't open the append-only file " + path + ": " + Errno(errno);
+  struct stat st {};
+  incr_size_ = fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  SwitchFile(fd);
+  // A new file starts in no database: its first command is preceded by a SELECT.
   selected_db_ = -1;
   SyncDir(DirPath());
   return std::nullopt;
+}
+
+void Aof::SwitchFile(int fd) {
+  std::unique_lock<std::mutex> lock(fsync_mutex_);
+  fsync_cv_.wait(lock, [this] { return !fsync_running_; });
+  fsync_requested_ = false;
+  const int old = fd_;
+  fd_ = fd;
+  lock.unlock();
+  if (old >= 0) {
+    fdatasync(old);
+    close(old);
+  }
 }
 
 std::optional<std::string> Aof::WriteManifest() {
@@ -282,6 +302,7 @@ void Aof::Flush() {
     }
     last_write_errno_ = 0;
     current_size_ += buffer_.size();
+    incr_size_ += buffer_.size();
     buffer_.clear();
     if (buffer_.capacity() > (1u << 20)) buffer_.shrink_to_fit();
     if (policy_ == AppendFsync::kAlways) {
@@ -319,10 +340,133 @@ void Aof::FsyncLoop() {
     fdatasync(fd);
     lock.lock();
     fsync_running_ = false;
+    fsync_cv_.notify_all();
+  }
+}
+
+std::optional<std::string> Aof::Reload() {
+  if (fd_ < 0) return "ERR DEBUG LOADAOF needs appendonly yes";
+  Flush();
+  fdatasync(fd_);
+  server_.dbs.FlushAll();
+  std::uint64_t loaded = 0;
+  if (auto err = LoadAof(server_, DirPath(), manifest_, &loaded)) return "ERR " + *err;
+  return std::nullopt;
+}
+
+std::optional<std::string> Aof::StartRewrite() {
+  if (fd_ < 0) return "ERR warden rewrites the append-only file only while appendonly is yes";
+  if (child_pid_ > 0) return "ERR Background append only file rewriting already in progress";
+  // What was written before the fork belongs to the files the new base replaces.
+  Flush();
+  if (!buffer_.empty()) return "ERR Can't rewrite the append-only file while writes to it fail";
+  const std::int64_t seq = manifest_.current_incr_seq + 1;
+  const std::string name = server_.config.appendfilename + "." + std::to_string(seq) + ".incr.aof";
+  if (auto err = OpenIncr(name)) return "ERR " + *err;
+  manifest_.incrs.push_back({name, seq, 'i'});
+  manifest_.current_incr_seq = seq;
+  if (auto err = WriteManifest()) return "ERR " + *err;
+  rewrite_temp_ = DirPath() + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + ".aof";
+  const pid_t pid = fork();
+  if (pid < 0) {
+    return std::string("ERR Can't rewrite append only file in background: fork: ") +
+           std::strerror(errno);
+  }
+  if (pid == 0) {
+    // The child: its own copy of the data set as it is at this instant, written and synced.
+    const int fd = open(rewrite_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const bool ok = fd >= 0 && WriteDataSet(server_.dbs, fd) && fsync(fd) == 0;
+    _exit(ok ? 0 : 1);
+  }
+  child_pid_ = pid;
+  rewrite_start_ms_ = server_.clock.NowMs();
+  if (server_.log != nullptr) {
+    server_.log->Log(LogLevel::kNotice, "Background append only file rewriting started by pid %d",
+                     static_cast<int>(pid));
+  }
+  return std::nullopt;
+}
+
+void Aof::Cron() {
+  if (fd_ < 0) return;
+  if (child_pid_ > 0) {
+    int status = 0;
+    const pid_t done = waitpid(child_pid_, &status, WNOHANG);
+    if (done == child_pid_) FinishRewrite(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return;
+  }
+  const Config& c = server_.config;
+  if (c.auto_aof_rewrite_percentage > 0 &&
+      current_size_ > static_cast<std::uint64_t>(c.auto_aof_rewrite_min_size)) {
+    const std::uint64_t base = rewrite_base_size_ != 0 ? rewrite_base_size_ : 1;
+    const std::uint64_t growth = current_size_ * 100 / base - 100;
+    if (growth >= static_cast<std::uint64_t>(c.auto_aof_rewrite_percentage)) {
+      if (server_.log != nullptr) {
+        server_.log->Log(LogLevel::kNotice, "Starting automatic rewriting of AOF on %llu%% growth",
+                         static_cast<unsigned long long>(growth));
+      }
+      StartRewrite();
+    }
+  }
+}
+
+void Aof::FinishRewrite(bool ok) {
+  child_pid_ = -1;
+  last_rewrite_seconds_ = (server_.clock.NowMs() - rewrite_start_ms_) / 1000;
+  rewrite_start_ms_ = -1;
+  last_rewrite_ok_ = ok;
+  const std::string dir = DirPath();
+  if (!ok) {
+    unlink(rewrite_temp_.c_str());
+    if (server_.log != nullptr) {
+      server_.log->Log(LogLevel::kWarning, "Background AOF rewrite terminated with error");
+    }
+    return;
+  }
+  // The new base holds everything before the increment file opened at the start; the files
+  // before it become history, deleted once the manifest no longer names them.
+  const std::int64_t seq = manifest_.current_base_seq + 1;
+  const AofFileInfo base{server_.config.appendfilename + "." + std::to_string(seq) + ".base.aof",
+                         seq, 'b'};
+  if (rename(rewrite_temp_.c_str(), (dir + "/" + base.name).c_str()) != 0) {
+    last_rewrite_ok_ = false;
+    unlink(rewrite_temp_.c_str());
+    return;
+  }
+  const AofManifest before = manifest_;
+  if (manifest_.base) manifest_.history.push_back({manifest_.base->name, manifest_.base->seq, 'h'});
+  for (std::size_t i = 0; i + 1 < manifest_.incrs.size(); ++i) {
+    manifest_.history.push_back({manifest_.incrs[i].name, manifest_.incrs[i].seq, 'h'});
+  }
+  manifest_.incrs.erase(manifest_.incrs.begin(), manifest_.incrs.end() - 1);
+  manifest_.base = base;
+  manifest_.current_base_seq = seq;
+  if (WriteManifest()) {
+    manifest_ = before;
+    last_rewrite_ok_ = false;
+    return;
+  }
+  for (const AofFileInfo& old : manifest_.history) unlink((dir + "/" + old.name).c_str());
+  manifest_.history.clear();
+  WriteManifest();
+  struct stat st {};
+  base_size_ =
+      stat((dir + "/" + base.name).c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  current_size_ = base_size_ + incr_size_;
+  rewrite_base_size_ = current_size_;
+  ++rewrites_;
+  if (server_.log != nullptr) {
+    server_.log->Log(LogLevel::kNotice, "Background AOF rewrite finished successfully");
   }
 }
 
 void Aof::Stop() {
+  if (child_pid_ > 0) {
+    kill(child_pid_, SIGKILL);
+    waitpid(child_pid_, nullptr, 0);
+    unlink(rewrite_temp_.c_str());
+    child_pid_ = -1;
+  }
   if (fd_ < 0) return;
   Flush();
   if (fsync_thread_.joinable()) {

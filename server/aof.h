@@ -12,6 +12,8 @@
 // the disk; under no, the kernel decides.
 #pragma once
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +24,10 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+namespace warden::storage {
+class Databases;
+}
 
 namespace warden::server {
 
@@ -74,8 +80,27 @@ class Aof {
   void Flush();
   // Under appendfsync always, replies wait while written changes are not yet on disk.
   bool replies_wait() const { return policy_ == AppendFsync::kAlways && !buffer_.empty(); }
-  // Shutdown: everything written and fsync'd, the file closed.
+  // Shutdown: everything written and fsync'd, the file closed (a rewrite under way is
+  // abandoned: its child is killed, the files stay as they were).
   void Stop();
+
+  // BGREWRITEAOF (and the automatic rewrite): the next increment file is opened and named in
+  // the manifest, and a forked child writes the data set as it is now into a new base file;
+  // the manifest then names that base and the new increment file alone, and the old files
+  // go. Redis 7.0's design: at every moment the manifest names files that together hold the
+  // whole data set. The refusal, if not started.
+  std::optional<std::string> StartRewrite();
+  // From the cron: installs a finished rewrite; starts one when the file has grown by
+  // auto-aof-rewrite-percentage since the last (and is past auto-aof-rewrite-min-size).
+  void Cron();
+  bool rewriting() const { return child_pid_ > 0; }
+  // DEBUG LOADAOF: the buffer written and synced, every database emptied, the files loaded
+  // again. The error, if loading failed (the data set is then what loaded before it).
+  std::optional<std::string> Reload();
+  std::uint64_t rewrites() const { return rewrites_; }
+  bool last_rewrite_ok() const { return last_rewrite_ok_; }
+  std::int64_t last_rewrite_seconds() const { return last_rewrite_seconds_; }
+  std::int64_t rewrite_started_ms() const { return rewrite_start_ms_; }
   void set_policy(AppendFsync policy) { policy_ = policy; }
 
   // INFO persistence.
@@ -94,6 +119,9 @@ class Aof {
   std::optional<std::string> CreateFresh();
   std::optional<std::string> OpenIncr(const std::string& name);
   std::optional<std::string> WriteManifest();
+  // Makes `fd` the file appended to, once no background fsync is on the old one.
+  void SwitchFile(int fd);
+  void FinishRewrite(bool ok);
 
   ServerState& server_;
   AppendFsync policy_ = AppendFsync::kEverysec;
@@ -106,6 +134,15 @@ class Aof {
   int last_write_errno_ = 0;
   std::uint64_t delayed_fsyncs_ = 0;
   std::int64_t last_fsync_ms_ = 0;
+  std::uint64_t incr_size_ = 0;          // bytes of the increment file written to
+  std::uint64_t rewrite_base_size_ = 0;  // current_size_ when the last rewrite ended
+
+  pid_t child_pid_ = -1;
+  std::string rewrite_temp_;
+  std::int64_t rewrite_start_ms_ = -1;
+  std::uint64_t rewrites_ = 0;
+  bool last_rewrite_ok_ = true;
+  std::int64_t last_rewrite_seconds_ = -1;
 
   // everysec's fsync thread.
   std::thread fsync_thread_;
@@ -115,6 +152,10 @@ class Aof {
   bool fsync_running_ = false;
   bool fsync_stop_ = false;
 };
+
+// Writes every key of `dbs` as the commands that rebuild it (SELECT, SET, RPUSH, SADD, ZADD,
+// HMSET in batches of 64, PEXPIREAT); false if a write failed.
+bool WriteDataSet(const storage::Databases& dbs, int fd);
 
 // Loads the files `manifest` names, in order, through the dispatcher on a client of its own,
 // with time held still so that no deadline passes while loading (Redis's loading state).

@@ -130,6 +130,9 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
   const std::int64_t frozen = server.frozen_now_ms;
   server.frozen_now_ms = kLoadingNowMs;
   server.loading = true;
+  // What loads is already in the file (DEBUG LOADAOF loads while the file is on).
+  const bool propagating = server.propagation.active();
+  server.propagation.set_active(false);
   std::optional<std::string> error;
   std::uint64_t commands = 0;
   *loaded_bytes = 0;
@@ -191,6 +194,7 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
     *loaded_bytes += load.valid_up_to;
   }
   ForgetSession(server, session);
+  server.propagation.set_active(propagating);
   server.loading = false;
   server.frozen_now_ms = frozen;
   // What loading ran is not what clients asked for: INFO's counters start from here.

@@ -175,6 +175,7 @@ constexpr CommandSpec kCommandTable[] = {
     {"auth",          -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, AuthCommand, 0, 0, 0, "@fast @connection"},
     {"client",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ClientSubcommands},
     {"info",          -1, kLoading | kStale,                       InfoCommand,        0, 0, 0, "@slow @dangerous"},
+    {"bgrewriteaof",   1, kAdmin | kNoScript,                      BgrewriteaofCommand, 0, 0, 0, "@admin @slow @dangerous"},
     {"command",       -1, kLoading | kStale,                       CommandCommand,     0, 0, 0, "@slow @connection", CommandSubcommands},
     {"config",        -2, 0,                                       nullptr,            0, 0, 0, "@slow", ConfigSubcommands},
     {"slowlog",       -2, 0,                                       nullptr,            0, 0, 0, "@slow", SlowlogSubcommands},

@@ -614,6 +614,7 @@ void Server::OnCron(uv_timer_t* timer) {
          self->state_.clock.MonotonicUs() - start < kCronRehashBudgetUs) {
   }
   self->state_.dbs.pool().Trim(kCronTrimSlabs);
+  self->state_.aof.Cron();
   self->ClientsCron();
   // CONFIG SET hz takes effect from the next tick.
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);

@@ -155,8 +155,13 @@ void PersistenceSection(const CommandContext& ctx, std::string& out) {
   Field(out, "rdb_bgsave_in_progress", "0");
   Field(out, "rdb_last_bgsave_status", "ok");
   Field(out, "aof_enabled", aof.on() ? "1" : "0");
-  Field(out, "aof_rewrite_in_progress", "0");
+  Field(out, "aof_rewrite_in_progress", aof.rewriting() ? "1" : "0");
   Field(out, "aof_rewrite_scheduled", "0");
+  Field(out, "aof_last_rewrite_time_sec", aof.last_rewrite_seconds());
+  Field(out, "aof_current_rewrite_time_sec",
+        aof.rewriting() ? (ctx.server.clock.NowMs() - aof.rewrite_started_ms()) / 1000 : -1);
+  Field(out, "aof_last_bgrewrite_status", aof.last_rewrite_ok() ? "ok" : "err");
+  Field(out, "aof_rewrites", static_cast<std::int64_t>(aof.rewrites()));
   Field(out, "aof_last_write_status", aof.last_write_ok() ? "ok" : "err");
   if (aof.on()) {
     Field(out, "aof_current_size", static_cast<std::int64_t>(aof.current_size()));

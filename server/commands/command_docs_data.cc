@@ -326,6 +326,8 @@ constexpr CommandDocBytes kCommandDocs[] = {
      "%4\r\n$7\r\nsummary\r\n$42\r\nA container for client connection commands\r\n$5\r\nsince\r\n$5\r\n2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"},
     {"info",
      "%6\r\n$7\r\nsummary\r\n$47\r\nGet information and statistics about the server\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$52\r\nAdded support for taking multiple section arguments.\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nsection\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n"},
+    {"bgrewriteaof",
+     "%4\r\n$7\r\nsummary\r\n$43\r\nAsynchronously rewrite the append-only file\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"},
     {"command",
      "%4\r\n$7\r\nsummary\r\n$34\r\nGet array of Redis command details\r\n$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$50\r\nO(N) where N is the total number of Redis commands\r\n"},
     {"config",

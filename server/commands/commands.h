@@ -182,6 +182,7 @@ void ClientNoTouchCommand(CommandContext& ctx);
 
 // shutdown_commands.cc
 void ShutdownCommand(CommandContext& ctx);
+void BgrewriteaofCommand(CommandContext& ctx);
 
 // admin_commands.cc
 void InfoCommand(CommandContext& ctx);

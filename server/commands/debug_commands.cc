@@ -55,6 +55,8 @@ void DebugHelp(CommandContext& ctx) {
       "    Fail, delay or drop the matching commands; returns the rule's id.",
       "FAULT LIST|DEL <id>|CLEAR",
       "    Show, remove one or remove every fault rule.",
+      "LOADAOF",
+      "    Write and sync the append-only file, empty every database and load the file again.",
       "LOG <message>",
       "    Write <message> to the server log.",
       "OBJECT <key>",
@@ -188,6 +190,18 @@ void DebugDropClients(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+void DebugLoadaof(CommandContext& ctx) {
+  if (ctx.server.scripts->running()) {
+    ctx.reply.Error("ERR DEBUG LOADAOF is not allowed from scripts");
+    return;
+  }
+  if (auto err = ctx.server.aof.Reload()) {
+    ctx.reply.Error(*err);
+    return;
+  }
+  ctx.reply.Ok();
+}
+
 void DebugSimulateRestart(CommandContext& ctx) {
   // A script that may call DEBUG would otherwise free the Lua state it is running on.
   if (ctx.server.scripts->running()) {
@@ -217,6 +231,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"sleep",                    3, 3, DebugSleep},
     {"set-active-expire",        3, 3, DebugSetActiveExpire},
     {"object",                   3, 3, DebugObject},
+    {"loadaof",                  2, 2, DebugLoadaof},
     {"log",                      3, 3, DebugLog},
     {"set-disable-deny-scripts", 3, 3, DebugSetDisableDenyScripts},
     {"clock",                    2, 4, DebugClock},

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "child_process.h"
+#include "deadline.h"
 #include "resp_client.h"
 #include "resp_reply.h"
 #include "server_fixture.h"
@@ -312,6 +313,86 @@ TEST(WardenAofTest, TheFilesAreRedisSevenLayoutWithEffects) {
                 "\r\n$1\r\nb\r\n$1\r\n2\r\n*1\r\n$4\r\nEXEC\r\n"),
       std::string::npos)
       << incr;
+}
+
+// Polls INFO persistence until no rewrite is under way and `rewrites` have completed.
+bool WaitForRewrites(RespClient& c, int rewrites) {
+  const std::string done = "aof_rewrites:" + std::to_string(rewrites) + "\r\n";
+  // Bounded polling of the server's own state: the cron installs a finished rewrite.
+  for (const Deadline deadline(20000); !deadline.Expired();) {
+    const std::string info = Reply(c, {"INFO", "persistence"});
+    if (info.find("aof_rewrite_in_progress:0\r\n") != std::string::npos &&
+        info.find(done) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// BGREWRITEAOF writes the data set into a new base file by a forked child while writes go on
+// into a new increment file; the manifest then names those two alone and the old files go. A
+// restart, and redis-server, load the result.
+TEST(WardenAofTest, BgrewriteaofCompactsTheFiles) {
+  TempDir dir;
+  std::string before;
+  const std::string base = dir.path() + "/appendonlydir/";
+  {
+    auto server = StartWith(ServerKind::kWarden, dir.path(), {"--appendfsync", "everysec"});
+    ASSERT_TRUE(server);
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    WriteEverything(*c);
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_EQ(Reply(*c, {"SET", "overwritten", std::to_string(i)}), "+OK\r\n");
+      ASSERT_EQ(Reply(*c, {"HSET", "wide", "f" + std::to_string(i), std::to_string(i)}), ":1\r\n");
+      ASSERT_EQ(Reply(*c, {"ZADD", "scores", std::to_string(i) + ".25", "m" + std::to_string(i)}),
+                ":1\r\n");
+    }
+    const auto grown = fs::file_size(base + "appendonly.aof.1.incr.aof");
+    ASSERT_EQ(Reply(*c, {"BGREWRITEAOF"}), "+Background append only file rewriting started\r\n");
+    ASSERT_EQ(Reply(*c, {"SET", "during", "rewrite"}), "+OK\r\n");
+    ASSERT_TRUE(WaitForRewrites(*c, 1));
+    ASSERT_EQ(Reply(*c, {"SET", "after", "rewrite"}), "+OK\r\n");
+    EXPECT_EQ(ReadFile(base + "appendonly.aof.manifest"),
+              "file appendonly.aof.2.base.aof seq 2 type b\n"
+              "file appendonly.aof.2.incr.aof seq 2 type i\n");
+    EXPECT_FALSE(fs::exists(base + "appendonly.aof.1.incr.aof"));
+    EXPECT_FALSE(fs::exists(base + "appendonly.aof.1.base.aof"));
+    EXPECT_LT(fs::file_size(base + "appendonly.aof.2.base.aof"), grown);
+    before = DataSet(*c);
+    EXPECT_EQ(Reply(*c, {"DEBUG", "LOADAOF"}), "+OK\r\n");
+    EXPECT_EQ(DataSet(*c), before);
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  const ProgramResult check =
+      RunProgram({"redis-check-aof", base + "appendonly.aof.manifest"}, "", 20000);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  for (ServerKind kind : {ServerKind::kWarden, ServerKind::kRedis}) {
+    auto server = StartWith(kind, dir.path(), {});
+    ASSERT_TRUE(server);
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    EXPECT_EQ(DataSet(*c), before) << (kind == ServerKind::kWarden ? "warden" : "redis-server");
+    EXPECT_EQ(server->Stop(), 0);
+  }
+}
+
+// Past auto-aof-rewrite-min-size, a file grown by auto-aof-rewrite-percentage since the last
+// rewrite is rewritten by the cron without being asked.
+TEST(WardenAofTest, TheFileIsRewrittenWhenItHasGrown) {
+  TempDir dir;
+  auto server =
+      StartWith(ServerKind::kWarden, dir.path(),
+                {"--auto-aof-rewrite-min-size", "64kb", "--auto-aof-rewrite-percentage", "100"});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_EQ(Reply(*c, {"SET", "same", std::string(100, 'a' + i % 26)}), "+OK\r\n");
+  }
+  ASSERT_TRUE(WaitForRewrites(*c, 1));
+  EXPECT_LT(fs::file_size(dir.path() + "/appendonlydir/appendonly.aof.2.base.aof"), 1000u);
+  EXPECT_EQ(Reply(*c, {"GET", "same"}), "$100\r\n" + std::string(100, 'a' + 1999 % 26) + "\r\n");
 }
 
 // appendfsync always: every acknowledged write survives a kill -9.

@@ -274,7 +274,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*38\r\n"
+            "*40\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -294,6 +294,9 @@ TEST_F(DebugTest, Help) {
             "+    Fail, delay or drop the matching commands; returns the rule's id.\r\n"
             "+FAULT LIST|DEL <id>|CLEAR\r\n"
             "+    Show, remove one or remove every fault rule.\r\n"
+            "+LOADAOF\r\n"
+            "+    Write and sync the append-only file, empty every database and load the file "
+            "again.\r\n"
             "+LOG <message>\r\n"
             "+    Write <message> to the server log.\r\n"
             "+OBJECT <key>\r\n"
