@@ -354,6 +354,46 @@ std::optional<std::string> Aof::Reload() {
   return std::nullopt;
 }
 
+std::optional<std::string> Aof::Enable() {
+  if (fd_ >= 0) return std::nullopt;
+  const std::string dir = DirPath();
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return "Can't open or create append-only dir " + dir + ": " + Errno(errno);
+  }
+  // Files left from an earlier time with the file on keep their sequence numbers going, so no
+  // name is reused; their contents are not this data set, and go once the rewrite is done.
+  manifest_ = AofManifest{};
+  if (FILE* f = std::fopen(ManifestPath().c_str(), "rb")) {
+    std::string text;
+    char chunk[4096];
+    std::size_t n;
+    while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) text.append(chunk, n);
+    std::fclose(f);
+    if (ParseAofManifest(text, manifest_)) manifest_ = AofManifest{};
+  }
+  const std::int64_t seq = manifest_.current_incr_seq + 1;
+  const std::string name = server_.config.appendfilename + "." + std::to_string(seq) + ".incr.aof";
+  if (auto err = OpenIncr(name)) return err;
+  manifest_.incrs.push_back({name, seq, 'i'});
+  manifest_.current_incr_seq = seq;
+  current_size_ = 0;
+  base_size_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(fsync_mutex_);
+    fsync_stop_ = false;
+  }
+  last_fsync_ms_ = server_.clock.NowMs();
+  fsync_thread_ = std::thread([this] { FsyncLoop(); });
+  // The manifest on disk is left as it was until the new base is written: a crash before then
+  // restarts from what the directory held, never from a base that lacks this data set.
+  enabling_ = true;
+  if (auto err = ForkRewrite()) {
+    Stop();
+    return err->substr(4);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> Aof::StartRewrite() {
   if (fd_ < 0) return "ERR warden rewrites the append-only file only while appendonly is yes";
   if (child_pid_ > 0) return "ERR Background append only file rewriting already in progress";
@@ -366,6 +406,10 @@ std::optional<std::string> Aof::StartRewrite() {
   manifest_.incrs.push_back({name, seq, 'i'});
   manifest_.current_incr_seq = seq;
   if (auto err = WriteManifest()) return "ERR " + *err;
+  return ForkRewrite();
+}
+
+std::optional<std::string> Aof::ForkRewrite() {
   rewrite_temp_ = DirPath() + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + ".aof";
   const pid_t pid = fork();
   if (pid < 0) {
@@ -412,6 +456,8 @@ void Aof::Cron() {
 
 void Aof::FinishRewrite(bool ok) {
   child_pid_ = -1;
+  const bool enabling = enabling_;
+  enabling_ = false;
   last_rewrite_seconds_ = (server_.clock.NowMs() - rewrite_start_ms_) / 1000;
   rewrite_start_ms_ = -1;
   last_rewrite_ok_ = ok;
@@ -421,6 +467,8 @@ void Aof::FinishRewrite(bool ok) {
     if (server_.log != nullptr) {
       server_.log->Log(LogLevel::kWarning, "Background AOF rewrite terminated with error");
     }
+    // The file was being turned on: without a base there is nothing to append to.
+    if (enabling) FailEnable();
     return;
   }
   // The new base holds everything before the increment file opened at the start; the files
@@ -431,6 +479,7 @@ void Aof::FinishRewrite(bool ok) {
   if (rename(rewrite_temp_.c_str(), (dir + "/" + base.name).c_str()) != 0) {
     last_rewrite_ok_ = false;
     unlink(rewrite_temp_.c_str());
+    if (enabling) FailEnable();
     return;
   }
   const AofManifest before = manifest_;
@@ -444,6 +493,7 @@ void Aof::FinishRewrite(bool ok) {
   if (WriteManifest()) {
     manifest_ = before;
     last_rewrite_ok_ = false;
+    if (enabling) FailEnable();
     return;
   }
   for (const AofFileInfo& old : manifest_.history) unlink((dir + "/" + old.name).c_str());
@@ -458,6 +508,16 @@ void Aof::FinishRewrite(bool ok) {
   if (server_.log != nullptr) {
     server_.log->Log(LogLevel::kNotice, "Background AOF rewrite finished successfully");
   }
+}
+
+void Aof::FailEnable() {
+  if (server_.log != nullptr) {
+    server_.log->Log(LogLevel::kWarning,
+                     "Turning the append-only file on failed: appendonly is no again");
+  }
+  server_.propagation.set_active(false);
+  server_.config.appendonly = false;
+  Stop();
 }
 
 void Aof::Stop() {
@@ -480,6 +540,7 @@ void Aof::Stop() {
   fsync(fd_);
   close(fd_);
   fd_ = -1;
+  enabling_ = false;
 }
 
 }  // namespace warden::server

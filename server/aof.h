@@ -90,6 +90,10 @@ class Aof {
   // go. Redis 7.0's design: at every moment the manifest names files that together hold the
   // whole data set. The refusal, if not started.
   std::optional<std::string> StartRewrite();
+  // CONFIG SET appendonly yes (Redis's startAppendOnly): a new increment file takes the writes
+  // from now on while a rewrite writes the data set into a new base; the manifest names them
+  // once it is done. The error, if the file could not be turned on.
+  std::optional<std::string> Enable();
   // From the cron: installs a finished rewrite; starts one when the file has grown by
   // auto-aof-rewrite-percentage since the last (and is past auto-aof-rewrite-min-size).
   void Cron();
@@ -122,6 +126,8 @@ class Aof {
   // Makes `fd` the file appended to, once no background fsync is on the old one.
   void SwitchFile(int fd);
   void FinishRewrite(bool ok);
+  std::optional<std::string> ForkRewrite();
+  void FailEnable();
 
   ServerState& server_;
   AppendFsync policy_ = AppendFsync::kEverysec;
@@ -138,6 +144,7 @@ class Aof {
   std::uint64_t rewrite_base_size_ = 0;  // current_size_ when the last rewrite ended
 
   pid_t child_pid_ = -1;
+  bool enabling_ = false;  // the rewrite under way turns the file on
   std::string rewrite_temp_;
   std::int64_t rewrite_start_ms_ = -1;
   std::uint64_t rewrites_ = 0;

@@ -218,22 +218,17 @@ SetResult SetSave(Config& c, std::string_view v) {
   return std::nullopt;
 }
 
-// Turning the file on at run time needs a rewrite of the data set into a new base file, which
-// warden does not do yet; turning it off stops writing it, as Redis's stopAppendOnly.
-SetResult SetAppendonly(Config& c, std::string_view v) {
-  bool on = false;
-  if (auto err = SetBool(v, on)) return err;
-  if (on && !c.appendonly) {
-    return "warden cannot turn appendonly on at run time yet: restart it with appendonly yes";
-  }
-  c.appendonly = on;
-  return std::nullopt;
-}
+SetResult SetAppendonly(Config& c, std::string_view v) { return SetBool(v, c.appendonly); }
 
+// On: the data set is rewritten into a new base while writes go on (Aof::Enable). Off: the file
+// is written, synced and closed, as Redis's stopAppendOnly.
 SetResult ApplyAppendonly(ServerState& s) {
   if (!s.config.appendonly && s.aof.on()) {
     s.propagation.set_active(false);
     s.aof.Stop();
+  } else if (s.config.appendonly && !s.aof.on()) {
+    if (auto err = s.aof.Enable()) return err;
+    s.propagation.set_active(true);
   }
   return std::nullopt;
 }

@@ -395,6 +395,35 @@ TEST(WardenAofTest, TheFileIsRewrittenWhenItHasGrown) {
   EXPECT_EQ(Reply(*c, {"GET", "same"}), "$100\r\n" + std::string(100, 'a' + 1999 % 26) + "\r\n");
 }
 
+// CONFIG SET appendonly yes on a running server: the data set so far is rewritten into a base
+// file while new writes go to an increment file, and a restart finds both.
+TEST(WardenAofTest, TurningTheFileOnAtRunTimeKeepsTheDataSet) {
+  TempDir dir;
+  std::string before;
+  {
+    std::string error;
+    auto server = ServerProcess::Start(Binary(ServerKind::kWarden), error,
+                                       {"--dir", dir.path(), "--databases", "16"});
+    ASSERT_TRUE(server) << error;
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    WriteEverything(*c);
+    EXPECT_EQ(Reply(*c, {"CONFIG", "SET", "appendonly", "yes"}), "+OK\r\n");
+    ASSERT_EQ(Reply(*c, {"SET", "after-on", "1"}), "+OK\r\n");
+    ASSERT_TRUE(WaitForRewrites(*c, 1));
+    EXPECT_EQ(Reply(*c, {"CONFIG", "GET", "appendonly"}),
+              "*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n");
+    before = DataSet(*c);
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  auto server = StartWith(ServerKind::kWarden, dir.path(), {});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(DataSet(*c), before);
+  EXPECT_EQ(Reply(*c, {"GET", "after-on"}), "$1\r\n1\r\n");
+}
+
 // appendfsync always: every acknowledged write survives a kill -9.
 TEST(WardenAofTest, AcknowledgedWritesSurviveKillNine) {
   TempDir dir;
