@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_set>
@@ -32,6 +33,14 @@ extern "C" int nanosleep(const timespec* request, timespec* remaining) {
   return static_cast<int>(syscall(SYS_nanosleep, request, remaining));
 }
 
+// CONFIG SET appendonly yes and BGREWRITEAOF fork a child that writes the data set: a fuzzer
+// must not fork per input. Here fork fails as it does when the system is out of processes, so
+// those commands take their error paths.
+extern "C" pid_t fork() noexcept {
+  errno = EAGAIN;
+  return -1;
+}
+
 namespace warden::fuzz {
 namespace {
 
@@ -47,9 +56,14 @@ constexpr int kCronTrimSlabs = 64;
 constexpr std::size_t kCronReclaimEntries = 4096;
 constexpr std::int64_t kExpirySliceUs = 1000;
 
+// Where CONFIG SET appendonly yes would put its files: a directory that cannot be made, so the
+// fuzzer reaches the error path and leaves nothing on disk.
+constexpr const char* kNoDir = "/proc/warden-fuzz-has-no-dir";
+
 server::Config FuzzConfig() {
   server::Config config;
   config.seed = 1;
+  config.dir = kNoDir;
   config.enable_debug_command = server::DebugCommandPolicy::kYes;
   config.busy_reply_threshold_ms = kBusyThresholdMs;
   config.script_memory_limit = kScriptMemoryLimit;

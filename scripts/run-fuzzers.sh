@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 build=build-fuzz
-targets=${FUZZ_TARGETS:-fuzz_request_parser fuzz_commands fuzz_scripts}
+targets=${FUZZ_TARGETS:-fuzz_request_parser fuzz_commands fuzz_scripts fuzz_aof_load}
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DWARDEN_FUZZ=ON -DWARDEN_BUILD_TESTS=OFF \
   -DWARDEN_BUILD_BENCH=OFF >/dev/null

@@ -164,6 +164,18 @@ class Aof {
 // HMSET in batches of 64, PEXPIREAT); false if a write failed.
 bool WriteDataSet(const storage::Databases& dbs, int fd);
 
+// One file's bytes run through the dispatcher as LoadAof runs them, on a client of its own.
+struct AofFileLoad {
+  std::uint64_t commands = 0;
+  // Where the bytes stop being whole: their size, or the end of the last complete command
+  // outside an unfinished MULTI (which is discarded).
+  std::size_t valid_up_to = 0;
+  bool truncated = false;
+  // A malformed file or an unknown command, naming the file and the offset.
+  std::optional<std::string> error;
+};
+AofFileLoad LoadAofData(ServerState& server, const std::string& name, std::string_view data);
+
 // Loads the files `manifest` names, in order, through the dispatcher on a client of its own,
 // with time held still so that no deadline passes while loading (Redis's loading state).
 // A truncated last command of the last file is cut off when aof-load-truncated is yes, as

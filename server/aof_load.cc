@@ -45,18 +45,9 @@ std::optional<std::string> ReadFile(const std::string& path, std::string& out) {
   return std::nullopt;
 }
 
-struct FileLoad {
-  std::uint64_t commands = 0;
-  // Where the file stops being whole: its size, or the end of the last complete command
-  // outside an unfinished MULTI.
-  std::size_t valid_up_to = 0;
-  bool truncated = false;
-  std::optional<std::string> error;
-};
-
-FileLoad LoadOne(ServerState& server, Session& session, const std::string& name,
-                 std::string_view data) {
-  FileLoad result;
+AofFileLoad LoadOne(ServerState& server, Session& session, const std::string& name,
+                    std::string_view data) {
+  AofFileLoad result;
   protocol::ParserLimits limits;
   limits.max_bulk_len = INT64_MAX;
   protocol::RequestParser parser(limits);
@@ -117,22 +108,39 @@ FileLoad LoadOne(ServerState& server, Session& session, const std::string& name,
 
 }  // namespace
 
-std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
-                                   const AofManifest& manifest, std::uint64_t* loaded_bytes) {
-  std::vector<const AofFileInfo*> files;
-  if (manifest.base) files.push_back(&*manifest.base);
-  for (const AofFileInfo& info : manifest.incrs) files.push_back(&info);
-
+AofFileLoad LoadAofData(ServerState& server, const std::string& name, std::string_view data) {
+  // A client of its own for each file, as Redis's fake client: each file starts in database 0.
   Session session;
   session.local = true;
   session.authenticated = true;
   session.name = "aof-loader";
   const std::int64_t frozen = server.frozen_now_ms;
   server.frozen_now_ms = kLoadingNowMs;
+  const bool was_loading = server.loading;
   server.loading = true;
   // What loads is already in the file (DEBUG LOADAOF loads while the file is on).
   const bool propagating = server.propagation.active();
   server.propagation.set_active(false);
+  AofFileLoad load = LoadOne(server, session, name, data);
+  // An unfinished transaction is discarded, as Redis reverts to before its MULTI.
+  if (session.in_multi) {
+    static constexpr std::string_view kDiscard[] = {"DISCARD"};
+    std::string out;
+    protocol::ReplyWriter writer(&out, 2);
+    Dispatch(server, session, kDiscard, writer);
+  }
+  ForgetSession(server, session);
+  server.propagation.set_active(propagating);
+  server.loading = was_loading;
+  server.frozen_now_ms = frozen;
+  return load;
+}
+
+std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
+                                   const AofManifest& manifest, std::uint64_t* loaded_bytes) {
+  std::vector<const AofFileInfo*> files;
+  if (manifest.base) files.push_back(&*manifest.base);
+  for (const AofFileInfo& info : manifest.incrs) files.push_back(&info);
   std::optional<std::string> error;
   std::uint64_t commands = 0;
   *loaded_bytes = 0;
@@ -141,8 +149,6 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
     const std::string path = dir + "/" + files[i]->name;
     data.clear();
     if (auto err = ReadFile(path, data)) {
-      // Redis tolerates a missing increment file only when it is the last and empty; any other
-      // missing file loses data.
       error = "The AOF file " + files[i]->name + " doesn't exist or can't be read: " + *err;
       break;
     }
@@ -151,18 +157,11 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
               " has an RDB preamble: warden reads only aof-use-rdb-preamble no files";
       break;
     }
-    FileLoad load = LoadOne(server, session, files[i]->name, data);
+    const AofFileLoad load = LoadAofData(server, files[i]->name, data);
     commands += load.commands;
     if (load.error) {
       error = load.error;
       break;
-    }
-    // Discard the unfinished transaction, as Redis reverts to before its MULTI.
-    if (session.in_multi) {
-      static constexpr std::string_view kDiscard[] = {"DISCARD"};
-      std::string out;
-      protocol::ReplyWriter writer(&out, 2);
-      Dispatch(server, session, kDiscard, writer);
     }
     if (load.truncated) {
       const bool last = i + 1 == files.size();
@@ -193,10 +192,6 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
     }
     *loaded_bytes += load.valid_up_to;
   }
-  ForgetSession(server, session);
-  server.propagation.set_active(propagating);
-  server.loading = false;
-  server.frozen_now_ms = frozen;
   // What loading ran is not what clients asked for: INFO's counters start from here.
   server.ResetStats();
   server.slowlog.Reset();
