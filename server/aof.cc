@@ -197,7 +197,7 @@ std::optional<std::string> Aof::Start() {
   } else {
     return "Can't open the append-only manifest " + ManifestPath() + ": " + Errno(errno);
   }
-  last_fsync_ms_ = server_.clock.NowMs();
+  last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
   fsync_thread_ = std::thread([this] { FsyncLoop(); });
   return std::nullopt;
 }
@@ -307,11 +307,12 @@ void Aof::Flush() {
     if (buffer_.capacity() > (1u << 20)) buffer_.shrink_to_fit();
     if (policy_ == AppendFsync::kAlways) {
       fdatasync(fd_);
-      last_fsync_ms_ = server_.clock.NowMs();
+      last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
       return;
     }
   }
-  if (policy_ == AppendFsync::kEverysec && server_.clock.NowMs() - last_fsync_ms_ >= 1000) {
+  if (policy_ == AppendFsync::kEverysec &&
+      server_.clock.MonotonicUs() / 1000 - last_fsync_ms_ >= 1000) {
     RequestBackgroundFsync();
   }
 }
@@ -324,7 +325,7 @@ void Aof::RequestBackgroundFsync() {
     return;
   }
   fsync_requested_ = true;
-  last_fsync_ms_ = server_.clock.NowMs();
+  last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
   fsync_cv_.notify_one();
 }
 
@@ -382,7 +383,7 @@ std::optional<std::string> Aof::Enable() {
     std::lock_guard<std::mutex> lock(fsync_mutex_);
     fsync_stop_ = false;
   }
-  last_fsync_ms_ = server_.clock.NowMs();
+  last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
   fsync_thread_ = std::thread([this] { FsyncLoop(); });
   // The manifest on disk is left as it was until the new base is written: a crash before then
   // restarts from what the directory held, never from a base that lacks this data set.
@@ -423,7 +424,7 @@ std::optional<std::string> Aof::ForkRewrite() {
     _exit(ok ? 0 : 1);
   }
   child_pid_ = pid;
-  rewrite_start_ms_ = server_.clock.NowMs();
+  rewrite_start_ms_ = server_.clock.MonotonicUs() / 1000;
   if (server_.log != nullptr) {
     server_.log->Log(LogLevel::kNotice, "Background append only file rewriting started by pid %d",
                      static_cast<int>(pid));
@@ -458,7 +459,7 @@ void Aof::FinishRewrite(bool ok) {
   child_pid_ = -1;
   const bool enabling = enabling_;
   enabling_ = false;
-  last_rewrite_seconds_ = (server_.clock.NowMs() - rewrite_start_ms_) / 1000;
+  last_rewrite_seconds_ = (server_.clock.MonotonicUs() / 1000 - rewrite_start_ms_) / 1000;
   rewrite_start_ms_ = -1;
   last_rewrite_ok_ = ok;
   const std::string dir = DirPath();

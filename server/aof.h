@@ -104,6 +104,7 @@ class Aof {
   std::uint64_t rewrites() const { return rewrites_; }
   bool last_rewrite_ok() const { return last_rewrite_ok_; }
   std::int64_t last_rewrite_seconds() const { return last_rewrite_seconds_; }
+  // When the rewrite under way started, in monotonic milliseconds.
   std::int64_t rewrite_started_ms() const { return rewrite_start_ms_; }
   void set_policy(AppendFsync policy) { policy_ = policy; }
 
@@ -139,14 +140,14 @@ class Aof {
   std::uint64_t base_size_ = 0;
   int last_write_errno_ = 0;
   std::uint64_t delayed_fsyncs_ = 0;
-  std::int64_t last_fsync_ms_ = 0;
+  std::int64_t last_fsync_ms_ = 0;       // monotonic: a frozen test clock must not stop the fsyncs
   std::uint64_t incr_size_ = 0;          // bytes of the increment file written to
   std::uint64_t rewrite_base_size_ = 0;  // current_size_ when the last rewrite ended
 
   pid_t child_pid_ = -1;
   bool enabling_ = false;  // the rewrite under way turns the file on
   std::string rewrite_temp_;
-  std::int64_t rewrite_start_ms_ = -1;
+  std::int64_t rewrite_start_ms_ = -1;  // monotonic
   std::uint64_t rewrites_ = 0;
   bool last_rewrite_ok_ = true;
   std::int64_t last_rewrite_seconds_ = -1;

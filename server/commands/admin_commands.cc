@@ -159,7 +159,8 @@ void PersistenceSection(const CommandContext& ctx, std::string& out) {
   Field(out, "aof_rewrite_scheduled", "0");
   Field(out, "aof_last_rewrite_time_sec", aof.last_rewrite_seconds());
   Field(out, "aof_current_rewrite_time_sec",
-        aof.rewriting() ? (ctx.server.clock.NowMs() - aof.rewrite_started_ms()) / 1000 : -1);
+        aof.rewriting() ? (ctx.server.clock.MonotonicUs() / 1000 - aof.rewrite_started_ms()) / 1000
+                        : -1);
   Field(out, "aof_last_bgrewrite_status", aof.last_rewrite_ok() ? "ok" : "err");
   Field(out, "aof_rewrites", static_cast<std::int64_t>(aof.rewrites()));
   Field(out, "aof_last_write_status", aof.last_write_ok() ? "ok" : "err");
