@@ -70,6 +70,27 @@ std::string Errno(int err) { return std::strerror(err); }
 
 }  // namespace
 
+std::optional<int> ReadFileBytes(const std::string& path, std::string& out) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  struct stat st {};
+  if (fstat(fd, &st) == 0) out.reserve(static_cast<std::size_t>(st.st_size));
+  char chunk[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      return err;
+    }
+    if (n == 0) break;
+    out.append(chunk, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  return std::nullopt;
+}
+
 AppendFsync ParseAppendFsync(std::string_view name) {
   if (name == "always") return AppendFsync::kAlways;
   if (name == "no") return AppendFsync::kNo;
@@ -163,11 +184,8 @@ std::optional<std::string> Aof::Start() {
     return "Can't open or create append-only dir " + dir + ": " + Errno(errno);
   }
   std::string text;
-  if (FILE* f = std::fopen(ManifestPath().c_str(), "rb")) {
-    char chunk[4096];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) text.append(chunk, n);
-    std::fclose(f);
+  const std::optional<int> read_error = ReadFileBytes(ManifestPath(), text);
+  if (!read_error) {
     if (auto err = ParseAofManifest(text, manifest_)) return *err;
     std::uint64_t loaded = 0;
     if (auto err = LoadAof(server_, dir, manifest_, &loaded)) return *err;
@@ -192,10 +210,10 @@ std::optional<std::string> Aof::Start() {
       if (auto err = WriteManifest()) return err;
     }
     if (auto err = OpenIncr(manifest_.incrs.back().name)) return err;
-  } else if (errno == ENOENT) {
+  } else if (*read_error == ENOENT) {
     if (auto err = CreateFresh()) return err;
   } else {
-    return "Can't open the append-only manifest " + ManifestPath() + ": " + Errno(errno);
+    return "Can't open the append-only manifest " + ManifestPath() + ": " + Errno(*read_error);
   }
   last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
   fsync_thread_ = std::thread([this] { FsyncLoop(); });
@@ -264,26 +282,23 @@ std::optional<std::string> Aof::WriteManifest() {
 
 void Aof::Feed(int db, std::span<const std::string_view> argv) {
   if (fd_ < 0) return;
-  if (db != selected_db_) {
-    char digits[16];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), db);
-    const std::string_view select[] = {"SELECT", std::string_view(digits, end - digits)};
-    AppendCommand(buffer_, select);
-    selected_db_ = db;
-  }
+  Select(db);
   AppendCommand(buffer_, argv);
 }
 
 void Aof::FeedEncoded(int db, std::string_view command) {
   if (fd_ < 0) return;
-  if (db != selected_db_) {
-    char digits[16];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), db);
-    const std::string_view select[] = {"SELECT", std::string_view(digits, end - digits)};
-    AppendCommand(buffer_, select);
-    selected_db_ = db;
-  }
+  Select(db);
   buffer_.append(command);
+}
+
+void Aof::Select(int db) {
+  if (db == selected_db_) return;
+  char digits[16];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), db);
+  const std::string_view select[] = {"SELECT", std::string_view(digits, end - digits)};
+  AppendCommand(buffer_, select);
+  selected_db_ = db;
 }
 
 void Aof::Flush() {
@@ -364,13 +379,9 @@ std::optional<std::string> Aof::Enable() {
   // Files left from an earlier time with the file on keep their sequence numbers going, so no
   // name is reused; their contents are not this data set, and go once the rewrite is done.
   manifest_ = AofManifest{};
-  if (FILE* f = std::fopen(ManifestPath().c_str(), "rb")) {
-    std::string text;
-    char chunk[4096];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) text.append(chunk, n);
-    std::fclose(f);
-    if (ParseAofManifest(text, manifest_)) manifest_ = AofManifest{};
+  std::string text;
+  if (!ReadFileBytes(ManifestPath(), text) && ParseAofManifest(text, manifest_)) {
+    manifest_ = AofManifest{};
   }
   const std::int64_t seq = manifest_.current_incr_seq + 1;
   const std::string name = server_.config.appendfilename + "." + std::to_string(seq) + ".incr.aof";

@@ -33,6 +33,9 @@ namespace warden::server {
 
 class ServerState;
 
+// Appends the whole file at `path` to `out`; the errno of a failure.
+std::optional<int> ReadFileBytes(const std::string& path, std::string& out);
+
 // Appends `argv` as a RESP array of bulk strings.
 void AppendCommand(std::string& out, std::span<const std::string_view> argv);
 
@@ -128,6 +131,8 @@ class Aof {
   void SwitchFile(int fd);
   void FinishRewrite(bool ok);
   std::optional<std::string> ForkRewrite();
+  // Writes SELECT when the next command's database is not the file's current one.
+  void Select(int db);
   void FailEnable();
 
   ServerState& server_;

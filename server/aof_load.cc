@@ -24,27 +24,6 @@ namespace {
 // to the file) once the clock runs again, as Redis does after loading.
 constexpr std::int64_t kLoadingNowMs = 1;
 
-std::optional<std::string> ReadFile(const std::string& path, std::string& out) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::string(std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) == 0) out.reserve(static_cast<std::size_t>(st.st_size));
-  char chunk[1 << 16];
-  while (true) {
-    const ssize_t n = read(fd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      close(fd);
-      return std::string(std::strerror(err));
-    }
-    if (n == 0) break;
-    out.append(chunk, static_cast<std::size_t>(n));
-  }
-  close(fd);
-  return std::nullopt;
-}
-
 AofFileLoad LoadOne(ServerState& server, Session& session, const std::string& name,
                     std::string_view data) {
   AofFileLoad result;
@@ -148,8 +127,9 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
   for (std::size_t i = 0; i < files.size() && !error; ++i) {
     const std::string path = dir + "/" + files[i]->name;
     data.clear();
-    if (auto err = ReadFile(path, data)) {
-      error = "The AOF file " + files[i]->name + " doesn't exist or can't be read: " + *err;
+    if (const std::optional<int> err = ReadFileBytes(path, data)) {
+      error = "The AOF file " + files[i]->name +
+              " doesn't exist or can't be read: " + std::strerror(*err);
       break;
     }
     if (files[i]->type == 'b' && data.rfind("REDIS", 0) == 0) {
