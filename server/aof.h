@@ -6,8 +6,9 @@
 //
 // Changes reach the buffer through Propagation (SELECT written whenever the database changes).
 // Before the loop next polls, the buffer is written to the increment file; under appendfsync
-// always it is also fsync'd there, once for all the loop turn's writes, and replies wait for it
-// (Connection::Flush asks replies_wait()), so no client hears of a write that is not on disk.
+// always it is also fsync'd there, once for all the loop turn's writes. Replies wait for it
+// (Connection::Flush asks replies_wait()), so no client hears of a write that is not in the
+// file, or under always not on disk.
 // Under everysec a background thread fsyncs about once a second and the loop never waits on
 // the disk; under no, the kernel decides.
 #pragma once
@@ -81,8 +82,10 @@ class Aof {
 
   // Writes the buffer to the file and, under always, fsyncs it. Called before each poll.
   void Flush();
-  // Under appendfsync always, replies wait while written changes are not yet on disk.
-  bool replies_wait() const { return policy_ == AppendFsync::kAlways && !buffer_.empty(); }
+  // Replies wait while changes are not yet in the file (and, under always, on disk), as Redis
+  // writes the file before any reply of the loop turn: a killed process loses no write it
+  // acknowledged, whatever appendfsync says.
+  bool replies_wait() const { return !buffer_.empty(); }
   // Shutdown: everything written and fsync'd, the file closed (a rewrite under way is
   // abandoned: its child is killed, the files stay as they were).
   void Stop();

@@ -399,7 +399,7 @@ void Connection::Flush() {
     if (session_.close_after_reply) CloseAfterReplies();
     return;
   }
-  // appendfsync always: replies go out once the loop turn's writes are on disk (before poll).
+  // Replies go out once the loop turn's writes are in the append-only file (before poll).
   if (server_.state().aof.replies_wait()) [[unlikely]] {
     ScheduleFlush();
     return;
@@ -447,8 +447,11 @@ void Connection::OnWrite(uv_write_t* req, int status) {
 
 void Connection::Close() {
   if (closing_) return;
-  // Best effort: queued replies (QUIT's +OK, a protocol error) go out if the socket takes them.
-  if (!write_pending_ && !output_.empty()) {
+  // Best effort: queued replies (QUIT's +OK, a protocol error) go out if the socket takes them,
+  // but not before the writes they acknowledge are in the append-only file.
+  Aof& aof = server_.state().aof;
+  if (!write_pending_ && !output_.empty() && aof.replies_wait()) aof.Flush();
+  if (!write_pending_ && !output_.empty() && !aof.replies_wait()) {
     uv_buf_t buf = uv_buf_init(output_.data(), static_cast<unsigned int>(output_.size()));
     uv_try_write(stream(), &buf, 1);
   }

@@ -78,8 +78,10 @@ void ExpireGeneric(CommandContext& ctx, std::int64_t unit_ms, bool relative) {
     }
   }
   // Unlike SET with a past EXAT, EXPIRE with a past time deletes the key at once.
-  // Every form is written as PEXPIREAT (or the DEL it came to), as Redis writes them.
-  if (when <= live_now) {
+  // Every form is written as PEXPIREAT (or the DEL it came to), as Redis writes them. While the
+  // append-only file loads, a deadline already past is kept, as Redis's checkAlreadyExpired
+  // does: a lease renewed again later in the file must not be deleted by its older renewal.
+  if (when <= live_now && !ctx.server.loading) {
     keyspace.Erase(entry);
     Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
     if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"DEL", ctx.arg(1)});

@@ -538,7 +538,7 @@ void GetexCommand(CommandContext& ctx) {
   storage::Keyspace& keyspace = ctx.keyspace();
   if (options.expiry == SetExpiry::kExat || options.expiry == SetExpiry::kPxat) {
     // Unlike SET, a deadline already past deletes the key.
-    if (deadline <= ctx.live_now_ms()) {
+    if (deadline <= ctx.live_now_ms() && !ctx.server.loading) {
       keyspace.Erase(entry);
       Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
       if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"DEL", ctx.arg(1)});

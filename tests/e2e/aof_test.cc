@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -273,6 +274,34 @@ TEST_P(AofTest, ACorruptFileStopsTheStart) {
   EXPECT_FALSE(StartWith(GetParam(), dir.path(), {}, &error));
   EXPECT_NE(error.find("Bad file format reading the append only file"), std::string::npos) << error;
   EXPECT_NE(error.find("appendonly.aof.1.incr.aof"), std::string::npos) << error;
+}
+
+// A lease renewed twice: in the file, the first renewal's deadline has passed by the time the
+// server starts, the second's has not. Loading keeps the lock with its latest deadline (a past
+// deadline met while loading is kept, not acted on), on both servers.
+TEST_P(AofTest, ARenewalWhoseDeadlinePassedDoesNotDeleteALaterOne) {
+  TempDir dir;
+  const std::string base = dir.path() + "/appendonlydir/";
+  fs::create_directories(base);
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto command = [](const std::vector<std::string>& argv) { return EncodeCommand(argv); };
+  std::ofstream(base + "appendonly.aof.manifest")
+      << "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type "
+         "i\n";
+  std::ofstream(base + "appendonly.aof.1.base.aof");
+  std::ofstream(base + "appendonly.aof.1.incr.aof", std::ios::binary)
+      << command({"SELECT", "0"})
+      << command({"SET", "lock", "tok", "PXAT", std::to_string(now_ms - 2000)})
+      << command({"PEXPIREAT", "lock", std::to_string(now_ms - 1000)})
+      << command({"PEXPIREAT", "lock", std::to_string(now_ms + 600000)});
+  auto server = StartWith(GetParam(), dir.path(), {});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(Reply(*c, {"GET", "lock"}), "$3\r\ntok\r\n");
+  EXPECT_EQ(Reply(*c, {"PEXPIRETIME", "lock"}), ":" + std::to_string(now_ms + 600000) + "\r\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, AofTest, AllServers(), ServerKindName);
