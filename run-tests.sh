@@ -39,6 +39,13 @@ FUZZ_ALLOW_TIMEOUTS=1 scripts/run-fuzzers.sh 30
 /usr/bin/python3 tests/stress/lock_safety.py --binary build/warden --seconds 8
 /usr/bin/python3 tests/stress/lock_safety.py --binary build-asan/warden --seconds 8
 
+# The append-only file under kill -9 (tests/stress/README.md): every acknowledged lock write
+# survives with appendfsync always and with everysec, and the lock-safety run that kills and
+# restarts the server finds no violation with appendfsync always.
+/usr/bin/python3 tests/stress/aof_crash.py --binary build/warden
+/usr/bin/python3 tests/stress/aof_crash.py --binary build/warden --appendfsync everysec
+/usr/bin/python3 tests/stress/lock_safety.py --binary build/warden --seconds 8 --kill-restarts 3
+
 # maxmemory 64mb under every policy while ten million keys are written: RSS stays near the
 # limit, the evicting policies refuse nothing, noeviction refuses (tests/stress/README.md).
 /usr/bin/python3 tests/stress/maxmemory_rss.py --binary build/warden

@@ -13,6 +13,15 @@ on the machine); every judgement lives here, where it can be tested on hand-writ
     N                                             EVALSHA answered NOSCRIPT; EVAL was sent
     E text                                        anything unexpected (error reply, lost link)
 
+and, when the server is killed and restarted (lock_safety.py --kill-restarts), for a request whose
+connection dropped before its reply (the request ran at some instant in [send_ns, at_ns], or not
+at all) and for each new connection:
+
+    UA lock token ttl_ms send_ns at_ns            SET lock token NX PX ttl_ms, no reply
+    UR token ttl_ms send_ns at_ns                 the renewal script, no reply
+    UD token send_ns at_ns                        the release script, no reply
+    C t_ns                                        connected again (the server answered PING)
+
 send_ns is read before the request is written and reply_ns after the reply is parsed, so the
 server ran the command at some instant inside [send_ns, reply_ns]. For a script retried with
 EVAL after NOSCRIPT, send_ns is the EVALSHA's: earlier, so every bound below stays conservative.
@@ -49,6 +58,17 @@ A stalled client that releases or renews late therefore passes when it gets 0 ba
 late release get 1, the release window extends to the send time, so the overlap check catches the
 case where another client held the lock meanwhile, and the stale-success check catches the case
 where the server kept the key past its deadline.
+
+Unacknowledged requests only ever weaken what is proven. UA is no hold (no window, no overlap),
+but it may have written its key: for liveness it counts as an acquisition that may have run
+anywhere in [send_ns, at_ns]. UR proves nothing, so the window keeps its end, but the lease may
+have been extended: the latest instant it can last becomes at least at_ns + ttl. UD may have
+deleted the key at any instant from its send_ns, where the window ends, as a release's that
+answered 1 would.
+
+A server killed and restarted on its append-only file (appendfsync always) keeps every lease it
+acknowledged, with its absolute deadline, so all of the above holds across restarts; without the
+file, it forgets them, and the overlap and lost-early checks show it.
 
 SIGSTOP pauses of the server do not weaken any of this: the server's clock runs on during a pause
 exactly as the clients' does, so a lease that runs out "during" the pause is expired by the time
@@ -90,10 +110,22 @@ class Hold:
     stalled: bool = False
     vanished: str | None = None  # kind
     vanished_at: int | None = None
+    unacked_until: int | None = None  # at_ns + ttl of unacknowledged renewals (UR), the latest
 
     def latest_deadline(self, slack_ns):
         """The last instant the server can still hold this lease, on the client's clock."""
-        return self.last_ok_reply + self.last_ttl_ms * MS + ROUNDING_NS + slack_ns
+        known = self.last_ok_reply + self.last_ttl_ms * MS
+        if self.unacked_until is not None and self.unacked_until > known:
+            known = self.unacked_until
+        return known + ROUNDING_NS + slack_ns
+
+
+@dataclass
+class MaybeAcquisition:
+    """An SET NX PX without a reply (UA): it may have taken the lock anywhere in its span."""
+    lock: str
+    acq_send: int
+    acq_reply: int  # when the client saw its connection drop
 
 
 @dataclass
@@ -115,6 +147,7 @@ class Liveness:
 class History:
     holds: list = field(default_factory=list)
     fails: dict = field(default_factory=dict)  # lock -> sorted [(send, reply)]
+    maybe: dict = field(default_factory=dict)  # lock -> [MaybeAcquisition]
     counts: dict = field(default_factory=dict)
     errors: list = field(default_factory=list)
     violations: list = field(default_factory=list)
@@ -177,6 +210,23 @@ def _apply(h, client, by_token, parts, slack_ns):
         h.count("vanished_" + parts[2])
     elif kind == "N":
         h.count("noscript_fallbacks")
+    elif kind == "UA":
+        lock, send, at = parts[1], int(parts[4]), int(parts[5])
+        h.maybe.setdefault(lock, []).append(MaybeAcquisition(lock, send, at))
+        h.count("unacked_acquires")
+    elif kind == "UR":
+        hold = by_token[parts[1]]
+        until = int(parts[4]) + int(parts[2]) * MS
+        if hold.unacked_until is None or until > hold.unacked_until:
+            hold.unacked_until = until
+        h.count("unacked_renewals")
+    elif kind == "UD":
+        hold = by_token[parts[1]]
+        hold.end = min(hold.end, int(parts[2]))
+        h.count("unacked_releases")
+    elif kind == "C":
+        int(parts[1])
+        h.count("reconnects")
     elif kind == "E":
         h.errors.append("%s: %s" % (client, " ".join(parts[1:])))
     else:
@@ -251,9 +301,10 @@ def check_liveness(history, pauses, slack_ms, margin_ms):
         deadline = hold.latest_deadline(slack_ns)
         others = [o for o in by_lock[hold.lock] if o is not hold]
         # Any acquisition that may have run after this hold's SET bounds the span in which a
-        # failed attempt can only have met this holder's key.
+        # failed attempt can only have met this holder's key; one without a reply may have too.
         after = [o for o in others if o.acq_reply >= hold.acq_send]
-        bound = min((o.acq_send for o in after), default=None)
+        maybe = [m for m in history.maybe.get(hold.lock, ()) if m.acq_reply >= hold.acq_send]
+        bound = min((o.acq_send for o in after + maybe), default=None)
         fails = history.fails.get(hold.lock, [])
         lingered = None
         i = bisect.bisect_right(fails, (deadline, float("inf")))

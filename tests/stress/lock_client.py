@@ -11,6 +11,13 @@ or the socket closed or reset) that leaves the lock to expire.
 Timestamps are CLOCK_MONOTONIC (time.monotonic_ns), which every process on the machine shares:
 read before a request is written and after its reply is parsed. The log is written with one
 write(2) per event, so an event logged before a SIGKILL is never lost.
+
+With `reconnect` (lock_safety.py --kill-restarts: the server is killed and started again), a
+connection that drops with a request sent and no reply is not an error: the client cannot know
+whether the request ran, so it logs it as unacknowledged (UA, UR, UD lines), connects again (the
+server may be down for a while) and goes on as a careful client would: an acquisition without a
+reply is not a hold, so it tries again with a fresh token; a renewal without a reply cannot be
+relied on, so it abandons its work and releases; a release without a reply is over.
 """
 
 import ctypes
@@ -32,6 +39,8 @@ RENEW_SCRIPT = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
 # are the faults under test and each keeps its lock out of use for about a lease.
 QUICK, LONG, STALL = 0.80, 0.10, 0.05
 ACQUIRE_GIVE_UP_S = 2.0
+# With reconnect: how long a client keeps trying to reach a server that is down.
+RECONNECT_GIVE_UP_S = 20.0
 
 
 @dataclass
@@ -44,6 +53,7 @@ class ClientConfig:
     log_dir: str
     reply_timeout_s: float
     broken: bool  # release with DEL and renew with PEXPIRE: to show that the checker catches it
+    reconnect: bool = False  # a dropped connection is an unacknowledged request, not an error
 
 
 class ReplyError(str):
@@ -120,17 +130,71 @@ class Unexpected(Exception):
     pass
 
 
+class Dropped(Exception):
+    """With reconnect: the connection dropped after a request was sent and before its reply.
+    `send` is the send_ns of the operation (for a script, its EVALSHA's), `at` when the client
+    saw the drop; the request ran, if at all, in between."""
+
+    def __init__(self, at, error):
+        super().__init__(error)
+        self.at, self.error, self.send = at, error, None
+
+
 class Client:
     def __init__(self, cfg, name, seed):
         self.cfg, self.name = cfg, name
         self.rng = random.Random(seed)
         self.fd = os.open(os.path.join(cfg.log_dir, name + ".log"),
                           os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        self.conn = Conn(cfg.port, cfg.reply_timeout_s)
+        self.conn = None
+        if cfg.reconnect:
+            self.reconnect()  # a client started while the server is down waits for it
+        else:
+            self.conn = Conn(cfg.port, cfg.reply_timeout_s)
         self.seq = 0
 
     def log(self, *fields):
         os.write(self.fd, (" ".join(map(str, fields)) + "\n").encode())
+
+    def call(self, *args):
+        """One request on the connection. With reconnect, a connection lost before the reply
+        raises Dropped (the socket is closed; reconnect() gets a new one); without, the OSError
+        ends the client as before."""
+        try:
+            return self.conn.call(*args)
+        except OSError as e:
+            if not self.cfg.reconnect:
+                raise
+            at = now()
+            try:
+                self.conn.close()
+            except OSError:
+                pass
+            self.conn = None
+            raise Dropped(at, "%s: %s" % (type(e).__name__, e)) from None
+
+    def reconnect(self):
+        """Connects again, waiting out a server that is down, until it answers PING (redis-server
+        answers -LOADING while it loads its file). Logs C when connected."""
+        give_up = now() + int(RECONNECT_GIVE_UP_S * 1e9)
+        while True:
+            try:
+                conn = Conn(self.cfg.port, self.cfg.reply_timeout_s)
+                try:
+                    pong = conn.call("PING")
+                except OSError:
+                    conn.close()
+                    raise
+                if pong == "PONG":
+                    self.conn = conn
+                    self.log("C", now())
+                    return
+                conn.close()
+            except OSError:
+                pass
+            if now() > give_up:
+                raise Unexpected("server unreachable for %.0f s" % RECONNECT_GIVE_UP_S)
+            time.sleep(random.uniform(0.005, 0.02))  # not self.rng: the plans stay seeded
 
     def run(self):
         while now() < self.cfg.deadline_ns:
@@ -145,7 +209,13 @@ class Client:
             token = "%s-%d-%08x" % (self.name, self.seq, self.rng.getrandbits(32))
             ttl_ms = self.rng.randint(self.cfg.ttl_min_ms, self.cfg.ttl_max_ms)
             send = now()
-            reply = self.conn.call("SET", lock, token, "NX", "PX", ttl_ms)
+            try:
+                reply = self.call("SET", lock, token, "NX", "PX", ttl_ms)
+            except Dropped as d:
+                # Maybe taken, maybe not: not a hold. Its key, if written, expires with the TTL.
+                self.log("UA", lock, token, ttl_ms, send, d.at)
+                self.reconnect()
+                continue
             got = now()
             if reply == "OK":
                 self.log("A", lock, token, ttl_ms, send, got)
@@ -187,7 +257,13 @@ class Client:
                 sleep_until(until_ns)
                 return True
             sleep_until(renew_at)
-            if self.renew(lock, token, ttl_ms) != 1:
+            renewed = self.renew(lock, token, ttl_ms)
+            if renewed is None:
+                # Not known to be renewed: the lease cannot be relied on past its last known
+                # end. Stop working and give the lock back.
+                self.release(lock, token)
+                return False
+            if renewed != 1:
                 return False
             last = now()
 
@@ -196,38 +272,63 @@ class Client:
         self.log("V", token, kind, now())
         if kind == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
-        self.conn.close(reset=kind == "reset")
-        self.conn = Conn(self.cfg.port, self.cfg.reply_timeout_s)
+        if self.conn is not None:
+            self.conn.close(reset=kind == "reset")
+        if self.cfg.reconnect:
+            self.conn = None
+            self.reconnect()
+        else:
+            self.conn = Conn(self.cfg.port, self.cfg.reply_timeout_s)
 
     def renew(self, lock, token, ttl_ms):
-        if self.cfg.broken:
-            reply, send, got = self.timed("PEXPIRE", lock, ttl_ms)
-        else:
-            reply, send, got = self.script(RENEW_SCRIPT, lock, token, ttl_ms)
+        """The script's answer, or None when the connection dropped before it (reconnected)."""
+        try:
+            if self.cfg.broken:
+                reply, send, got = self.timed("PEXPIRE", lock, ttl_ms)
+            else:
+                reply, send, got = self.script(RENEW_SCRIPT, lock, token, ttl_ms)
+        except Dropped as d:
+            self.log("UR", token, ttl_ms, d.send, d.at)
+            self.reconnect()
+            return None
         self.check_int(reply, "renewal")
         self.log("R", token, ttl_ms, send, got, reply)
         return reply
 
     def release(self, lock, token):
-        if self.cfg.broken:
-            reply, send, got = self.timed("DEL", lock)
-        else:
-            reply, send, got = self.script(RELEASE_SCRIPT, lock, token)
+        """The script's answer, or None when the connection dropped before it (reconnected)."""
+        try:
+            if self.cfg.broken:
+                reply, send, got = self.timed("DEL", lock)
+            else:
+                reply, send, got = self.script(RELEASE_SCRIPT, lock, token)
+        except Dropped as d:
+            self.log("UD", token, d.send, d.at)
+            self.reconnect()
+            return None
         self.check_int(reply, "release")
         self.log("D", token, send, got, reply)
         return reply
 
     def timed(self, *args):
         send = now()
-        reply = self.conn.call(*args)
+        try:
+            reply = self.call(*args)
+        except Dropped as d:
+            d.send = send
+            raise
         return reply, send, now()
 
     def script(self, body, key, *args):
         send = now()
-        reply = self.conn.call("EVALSHA", SHA1[body], 1, key, *args)
-        if isinstance(reply, ReplyError) and reply.startswith("NOSCRIPT"):
-            self.log("N")
-            reply = self.conn.call("EVAL", body, 1, key, *args)
+        try:
+            reply = self.call("EVALSHA", SHA1[body], 1, key, *args)
+            if isinstance(reply, ReplyError) and reply.startswith("NOSCRIPT"):
+                self.log("N")
+                reply = self.call("EVAL", body, 1, key, *args)
+        except Dropped as d:
+            d.send = send
+            raise
         return reply, send, now()
 
     @staticmethod
@@ -249,7 +350,7 @@ def client_main(cfg, name, seed):
     try:
         client = Client(cfg, name, seed)
         client.run()
-    except (Unexpected, OSError) as e:  # OSError covers timeouts and lost connections
+    except (Unexpected, OSError, Dropped) as e:  # OSError: timeouts, lost connections
         if client is not None:
             client.log("E", type(e).__name__, str(e).replace("\n", " "))
         os._exit(3)

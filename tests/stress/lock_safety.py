@@ -15,6 +15,15 @@ reasoning behind each check is at the top of lock_check.py.
     /usr/bin/python3 tests/stress/lock_safety.py --server redis       # redis-server 7.0
     /usr/bin/python3 tests/stress/lock_safety.py --seconds 120        # the long run
     /usr/bin/python3 tests/stress/lock_safety.py --broken-clients     # must FAIL: checker check
+    /usr/bin/python3 tests/stress/lock_safety.py --kill-restarts 3    # SIGKILL + restart on AOF
+    /usr/bin/python3 tests/stress/lock_safety.py --kill-restarts 3 --no-persistence  # must FAIL
+
+With --kill-restarts N the server runs with the append-only file (appendfsync always, a temporary
+--dir) on a fixed port and is killed with SIGKILL N times at random moments, then started again on
+the same directory and port after a random delay; the clients reconnect, and a request whose
+connection dropped is logged as unacknowledged and judged as such (lock_check.py). With
+--no-persistence the same kills hit a server without the file, which forgets every lock: the
+checker must find violations, which is why the file is needed.
 
 Exits 0 when every check passes, 1 on any violation, 2 when the run itself could not be done.
 Standard library only; the server and every client are children of this process, killed by PID
@@ -37,6 +46,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lock_check  # noqa: E402
+from crash_server import CrashServer, StartFailed, stable_port  # noqa: E402
 from lock_client import ClientConfig, Conn, client_main, die_with_parent  # noqa: E402
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -67,9 +77,13 @@ class Server:
 
     def __init__(self, args, tmp):
         self.log_path = os.path.join(tmp, "server.log")
-        self.log = open(self.log_path, "wb")
         self.proc = None
         self.paused_since = None
+        self.crash = None
+        if args.kill_restarts:
+            self._start_restartable(args, tmp)
+            return
+        self.log = open(self.log_path, "wb")
         if args.server == "warden":
             port_file = os.path.join(tmp, "warden.port")
             self._spawn([args.binary, "--port", "0", "--port-file", port_file,
@@ -86,6 +100,39 @@ class Server:
             self._spawn([args.redis_server, "--port", str(self.port), "--bind", "127.0.0.1",
                          "--save", "", "--appendonly", "no", "--daemonize", "no"])
         self._wait_ping()
+
+    def _start_restartable(self, args, tmp):
+        """--kill-restarts: a fixed port (clients reconnect to it) outside the ephemeral range,
+        the append-only file in a directory of the run (or, with --no-persistence, none)."""
+        self.port = stable_port()
+        data = os.path.join(tmp, "data")
+        os.mkdir(data)
+        persistence = ["--appendonly", "no" if args.no_persistence else "yes",
+                       "--appendfsync", args.appendfsync, "--dir", data]
+        if args.server == "warden":
+            argv = [args.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        else:
+            argv = [args.redis_server, "--port", str(self.port), "--bind", "127.0.0.1",
+                    "--save", "", "--daemonize", "no"]
+        try:
+            self.crash = CrashServer(argv + persistence, self.port, self.log_path)
+            self.log = self.crash.log
+            self.crash.start()
+        except StartFailed as e:
+            raise RunFailed(str(e))
+        self.proc = self.crash.proc
+
+    def kill(self):
+        """SIGKILL by PID; returns the CLOCK_MONOTONIC ns of the signal."""
+        return self.crash.kill()
+
+    def restart(self):
+        """Starts the killed server again on the same directory and port; returns when it
+        answers PING. StartFailed if it does not come back."""
+        try:
+            self.crash.start()
+        finally:
+            self.proc = self.crash.proc
 
     def _spawn(self, argv):
         if not os.access(argv[0], os.X_OK):
@@ -147,10 +194,15 @@ class Server:
 def schedule(rng, count, seconds, lo_ms, hi_ms):
     """`count` non-overlapping (start_s, duration_s) spans over the middle of the run: one random
     span per equal slot, so they are spread out and never touch."""
+    return schedule_spans(rng, [(lo_ms, hi_ms)] * count, seconds)
+
+
+def schedule_spans(rng, ranges_ms, seconds):
+    """schedule() with a duration range per span, in order."""
     first, last = 0.15 * seconds, 0.85 * seconds
-    slot = (last - first) / max(count, 1)
+    slot = (last - first) / max(len(ranges_ms), 1)
     spans = []
-    for i in range(count):
+    for i, (lo_ms, hi_ms) in enumerate(ranges_ms):
         duration = min(rng.uniform(lo_ms, hi_ms) / 1000, slot * 0.8)
         spans.append((first + i * slot + rng.uniform(0, slot - duration), duration))
     return spans
@@ -166,6 +218,9 @@ class Run:
         self.clients = {}  # name -> multiprocessing.Process
         self.next_client = 0
         self.pauses = []  # (start_ns, end_ns)
+        self.downs = []  # (kill_ns, answering_again_ns) with --kill-restarts
+        self.down_since = None
+        self.control = None
         self.flushes = 0
         self.problems = []  # Violation: everything that is not a lock-history judgement
 
@@ -193,44 +248,56 @@ class Run:
     def execute(self):
         a = self.args
         self.server = Server(a, self.tmp)
-        control = Conn(self.server.port, 10)
+        self.control = Conn(self.server.port, 10)
         start = now()
         deadline = start + int(a.seconds * 1e9)
         cfg = ClientConfig(port=self.server.port,
                            locks=["stress:lock:%d" % i for i in range(a.locks)],
                            ttl_min_ms=a.ttl_min_ms, ttl_max_ms=a.ttl_max_ms, deadline_ns=deadline,
                            log_dir=self.log_dir, reply_timeout_s=10 + a.pause_max_ms / 1000,
-                           broken=a.broken_clients)
+                           broken=a.broken_clients, reconnect=a.kill_restarts > 0)
         for _ in range(a.clients):
             self.spawn(cfg)
-        pauses = [(start + int(s * 1e9), start + int((s + d) * 1e9))
-                  for s, d in schedule(self.rng, a.pauses, a.seconds, a.pause_min_ms,
-                                       a.pause_max_ms)]
+        pauses, kills = self.plan(start)
         flushes = sorted(start + int(self.rng.uniform(0.1, 0.9) * a.seconds * 1e9)
                          for _ in range(a.script_flushes))
 
+        restart_failed = False
         while now() < deadline:
             t = now()
-            if self.server.paused_since is None and pauses and t >= pauses[0][0]:
+            up = self.down_since is None
+            if up and self.server.paused_since is None and pauses and t >= pauses[0][0]:
                 self.server.pause()
             elif self.server.paused_since is not None and t >= pauses[0][1]:
                 self.pauses.append(self.server.resume())
                 pauses.pop(0)
+            elif up and self.server.paused_since is None and kills and t >= kills[0][0]:
+                self.kill_server()
+            elif not up and t >= kills[0][1]:
+                kills.pop(0)
+                if not self.restart_server():
+                    restart_failed = True
+                    break
             # The control connection waits for the server: never use it while it is stopped.
-            if self.server.paused_since is None and flushes and t >= flushes[0]:
+            if (self.down_since is None and self.server.paused_since is None and flushes and
+                    t >= flushes[0]):
                 flushes.pop(0)
-                reply = control.call("SCRIPT", "FLUSH")
+                reply = self.control.call("SCRIPT", "FLUSH")
                 if reply != "OK":
                     raise RunFailed("SCRIPT FLUSH answered %r" % (reply,))
                 self.flushes += 1
-            if self.server.proc.poll() is not None:
+            if self.down_since is None and self.server.proc.poll() is not None:
                 break
             self.reap(cfg, respawn=now() < deadline - int(RESPAWN_CUTOFF_S * 1e9))
             time.sleep(0.01)
         if self.server.paused_since is not None:
             self.pauses.append(self.server.resume())
+        if self.down_since is not None and not restart_failed:
+            restart_failed = not self.restart_server()
 
-        if self.server.proc.poll() is not None:
+        if restart_failed:
+            self.kill_clients()
+        elif self.server.proc.poll() is not None:
             self.problems.append(lock_check.Violation(
                 "error", "server exited during the run with status %s" % (
                     self.server.proc.returncode)))
@@ -246,7 +313,7 @@ class Run:
                     "error", "client %s still running %.0f s after the end" % (
                         name, (now() - deadline) / 1e9)))
             self.kill_clients()
-            self.check_all_free(control, cfg.locks)
+            self.check_all_free(self.control, cfg.locks)
             # Stopped with the control connection still open: Redis exits on SIGTERM whatever
             # its clients do, and a server that waits for them would hang a deploy.
             status = self.server.stop()
@@ -254,10 +321,51 @@ class Run:
                 self.problems.append(lock_check.Violation("error", (
                     "server still running %d s after SIGTERM, killed" % STOP_WAIT_S
                     if status is None else "server exit status on SIGTERM: %s" % status)))
-        control.close()
+        if self.control is not None:
+            self.control.close()
         report = self.server.sanitizer_report()
         if report:
             self.problems.append(lock_check.Violation("error", "sanitizer report:\n" + report))
+
+    def plan(self, start):
+        """The pauses and, with --kill-restarts, the kills, as (start_ns, end_ns) spans that never
+        overlap; a kill's span is the time the server stays down before it is started again."""
+        a = self.args
+
+        def span(s, d):
+            return start + int(s * 1e9), start + int((s + d) * 1e9)
+
+        if not a.kill_restarts:
+            return [span(s, d) for s, d in schedule(self.rng, a.pauses, a.seconds, a.pause_min_ms,
+                                                    a.pause_max_ms)], []
+        kinds = ["pause"] * a.pauses + ["kill"] * a.kill_restarts
+        self.rng.shuffle(kinds)
+        spans = schedule_spans(self.rng, [(a.pause_min_ms, a.pause_max_ms) if k == "pause" else
+                                          (a.down_min_ms, a.down_max_ms) for k in kinds],
+                               a.seconds)
+        return ([span(*sp) for k, sp in zip(kinds, spans) if k == "pause"],
+                [span(*sp) for k, sp in zip(kinds, spans) if k == "kill"])
+
+    def kill_server(self):
+        self.down_since = self.server.kill()
+        self.control.close()
+        self.control = None
+
+    def restart_server(self):
+        """False (and a violation) when the killed server does not come back on its file."""
+        try:
+            self.server.restart()
+        except StartFailed as e:
+            if e.in_use:
+                raise RunFailed("port %d taken by another process: %s" % (self.server.port, e))
+            self.problems.append(lock_check.Violation(
+                "error", "server did not start again after kill %d: %s" % (
+                    len(self.downs) + 1, e)))
+            return False
+        self.downs.append((self.down_since, now()))
+        self.down_since = None
+        self.control = Conn(self.server.port, 10)
+        return True
 
     def check_all_free(self, control, locks):
         """Every client is gone, so every lease runs out within ttl_max of now: wait for each
@@ -302,7 +410,9 @@ class Run:
 def judge(run):
     a = run.args
     history = lock_check.load(run.histories(), a.slack_ms)
-    liveness, lingering = lock_check.check_liveness(history, run.pauses, a.slack_ms, a.margin_ms)
+    # Nobody can acquire while the server is stopped or down: both leave out of time-to-free.
+    liveness, lingering = lock_check.check_liveness(history, run.pauses + run.downs, a.slack_ms,
+                                                    a.margin_ms)
     violations = (history.violations + lock_check.check_overlaps(history.holds) + lingering +
                   [lock_check.Violation("error", e) for e in history.errors] + run.problems)
     if history.counts.get("holds", 0) == 0:
@@ -339,6 +449,19 @@ def summary(run, history, liveness, violations):
                                    sum(e - s for s, e in run.pauses) / lock_check.MS)),
         ("script_flushes", run.flushes), ("noscript_fallbacks", c.get("noscript_fallbacks", 0)),
         ("lost_renewals", c.get("lost_renewal", 0)),
+    ]
+    if a.kill_restarts:
+        fields += [
+            ("persistence", "none" if a.no_persistence else "aof-" + a.appendfsync),
+            ("kills", "%d(down=%.0fms)" % (len(run.downs), sum(e - s for s, e in run.downs) /
+                                           lock_check.MS)),
+            ("unacked", "%d(acquire=%d,renew=%d,release=%d)" % (
+                c.get("unacked_acquires", 0) + c.get("unacked_renewals", 0) +
+                c.get("unacked_releases", 0), c.get("unacked_acquires", 0),
+                c.get("unacked_renewals", 0), c.get("unacked_releases", 0))),
+            ("reconnects", c.get("reconnects", 0)),
+        ]
+    fields += [
         ("violations", "%d%s" % (len(violations), "(%s)" % ",".join(
             "%s=%d" % kv for kv in sorted(by_kind.items())) if by_kind else "")),
     ]
@@ -370,11 +493,25 @@ def parse_args(argv):
     p.add_argument("--keep-logs", action="store_true", help="keep the event logs even on PASS")
     p.add_argument("--broken-clients", action="store_true",
                    help="release with DEL and renew with PEXPIRE: the run must FAIL")
+    p.add_argument("--kill-restarts", type=int, default=0, metavar="N",
+                   help="SIGKILL the server N times and start it again on its append-only file")
+    p.add_argument("--no-persistence", action="store_true",
+                   help="with --kill-restarts, no append-only file: the run must FAIL")
+    p.add_argument("--appendfsync", choices=["always", "everysec", "no"], default="always",
+                   help="with --kill-restarts (default always)")
+    p.add_argument("--down-min-ms", type=int, default=0,
+                   help="with --kill-restarts: time down before the restart, at least")
+    p.add_argument("--down-max-ms", type=int, default=500,
+                   help="with --kill-restarts: time down before the restart, at most")
     args = p.parse_args(argv)
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1, 1 << 31)
     if not 0 < args.ttl_min_ms <= args.ttl_max_ms or args.clients < 1 or args.locks < 1:
         p.error("need 0 < --ttl-min-ms <= --ttl-max-ms, --clients >= 1, --locks >= 1")
+    if args.kill_restarts < 0 or not 0 <= args.down_min_ms <= args.down_max_ms:
+        p.error("need --kill-restarts >= 0 and 0 <= --down-min-ms <= --down-max-ms")
+    if args.no_persistence and not args.kill_restarts:
+        p.error("--no-persistence only means something with --kill-restarts")
     return args
 
 
