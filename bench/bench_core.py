@@ -210,12 +210,15 @@ class Server:
 
 class ServerPair:
     """warden and redis-server, fresh, stopped on exit whatever happens; `extra` options for
-    both, and with `unixsocket_dir` each also listens on <dir>/<name>.sock (server.unixsocket)."""
+    both, with `unixsocket_dir` each also listens on <dir>/<name>.sock (server.unixsocket), and
+    `per_server(name)` ("warden" or "redis") gives options for that server alone (after
+    `extra`; e.g. its own --dir)."""
 
-    def __init__(self, args, extra=(), unixsocket_dir=None):
+    def __init__(self, args, extra=(), unixsocket_dir=None, per_server=None):
         self.args = args
         self.extra = list(extra)
         self.unixsocket_dir = unixsocket_dir
+        self.per_server = per_server or (lambda name: [])
         self.servers = {}
 
     def _unix(self, name):
@@ -228,10 +231,11 @@ class ServerPair:
         try:
             self.servers["warden"] = Server("warden", lambda p: [
                 self.args.warden, "--port", str(p)] + self._unix("warden") + self.extra
-                + list(self.args.warden_arg or []))
+                + list(self.per_server("warden")) + list(self.args.warden_arg or []))
+            # A later --appendonly in extra or per_server overrides this one.
             self.servers["redis"] = Server("redis", lambda p: [
                 self.args.redis, "--port", str(p), "--save", "", "--appendonly", "no"]
-                + self._unix("redis") + self.extra)
+                + self._unix("redis") + self.extra + list(self.per_server("redis")))
             for name, server in self.servers.items():
                 if self.unixsocket_dir is not None:
                     server.unixsocket = self._unix(name)[1]

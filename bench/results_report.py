@@ -13,7 +13,8 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 # The rows of run_all.py's one-request-in-flight sections (redisson, semaphore, unixsocket,
 # clients10k), which run for its --cycle-seconds.
 CYCLE_ROWS = {"redisson_cycle", "semaphore_cycle", "lockcycle_tcp", "lockcycle_unix",
-              "clients100_lockcycle", "clients10k_lockcycle"}
+              "clients100_lockcycle", "clients10k_lockcycle", "aof_always_lockcycle",
+              "aof_everysec_lockcycle"}
 
 
 def keyspace_target(section):
@@ -145,6 +146,8 @@ def tables(out):
                 f"{rd['runqueue_wait_ms']:.0f} ms")
     if "blocking" in out:
         blocking_rows(out["blocking"], row, rows)
+    if "aof" in out:
+        aof_rows(out, row)
     if "pubsub" in out:
         p = out["pubsub"]
         for pipeline, r in p["pipelines"].items():
@@ -155,6 +158,60 @@ def tables(out):
         lines += ["| measurement | warden | Redis | ratio | target | |",
                   "|---|---|---|---|---|---|"] + rows + [""]
     return "\n".join(lines)
+
+
+def aof_rows(out, row):
+    """run_all's aof section: the lock cycle's targets (CPU per request at most 0.8x Redis's, p99
+    no worse) per appendfsync policy, then the rewrite of --keys keys."""
+    for policy in ("always", "everysec"):
+        w = out["workloads"].get(f"aof_{policy}_lockcycle")
+        if w is None:
+            continue
+        m, ratio = w["median"], w["ratio"]
+        row(f"lock cycle, `appendfsync {policy}`: CPU per request",
+            f"{m['warden']['cpu_us_per_req']:.2f} us", f"{m['redis']['cpu_us_per_req']:.2f} us",
+            ratio["cpu_us_per_req"], 0.8)
+        row(f"lock cycle, `appendfsync {policy}`: p99 (p50)",
+            f"{m['warden']['p99_us'] / 1000:.2f} ms ({m['warden']['p50_us'] / 1000:.2f})",
+            f"{m['redis']['p99_us'] / 1000:.2f} ms ({m['redis']['p50_us'] / 1000:.2f})",
+            ratio["p99_us"], 1.0)
+        row(f"lock cycle, `appendfsync {policy}`: ops/s; AOF bytes per request",
+            f"{fmt_ops(m['warden']['ops_per_sec'])}; {m['warden']['aof_bytes_per_req']:.1f} B",
+            f"{fmt_ops(m['redis']['ops_per_sec'])}; {m['redis']['aof_bytes_per_req']:.1f} B",
+            ratio["ops_per_sec"])
+    rw = out["aof"].get("rewrite")
+    if rw is None:
+        return
+    m, n = rw["median"], rw["rounds"]
+    load = rw["load"]
+    row(f"loading {rw['keys']:,} keys with `appendfsync everysec`: time / AOF size / RSS",
+        *(f"{load[s]['load_s']:.0f} s / {load[s]['aof_current_size'] / 1e6:.0f} MB / "
+          f"{load[s]['rss_bytes'] / 1e6:.0f} MB" for s in SERVERS))
+    row(f"`BGREWRITEAOF` of {rw['keys']:,} keys: wall time (median of {n})",
+        f"{m['warden']['rewrite_s']:.2f} s", f"{m['redis']['rewrite_s']:.2f} s",
+        m["warden"]["rewrite_s"] / m["redis"]["rewrite_s"])
+    row(f"worst PING during the rewrite (worst of {n}; median of each rewrite's worst)",
+        f"{m['warden']['worst_ping_ms']:.1f} ms ({m['warden']['ping_max_ms']:.1f})",
+        f"{m['redis']['worst_ping_ms']:.1f} ms ({m['redis']['ping_max_ms']:.1f})",
+        m["warden"]["worst_ping_ms"] / m["redis"]["worst_ping_ms"])
+    row("PING p99.9 / p99 during the rewrite (medians)",
+        f"{m['warden']['ping_p999_ms']:.2f} / {m['warden']['ping_p99_ms']:.2f} ms",
+        f"{m['redis']['ping_p999_ms']:.2f} / {m['redis']['ping_p99_ms']:.2f} ms",
+        m["warden"]["ping_p999_ms"] / m["redis"]["ping_p999_ms"])
+    forks = [r["latest_fork_usec"] for r in rw["runs"]["redis"] if r["latest_fork_usec"]]
+    row("`BGREWRITEAOF` reply (it forks; median)",
+        f"{m['warden']['reply_ms']:.1f} ms",
+        f"{m['redis']['reply_ms']:.1f} ms" + (
+            f" (`latest_fork_usec` {sorted(forks)[len(forks) // 2] / 1000:.1f} ms)"
+            if forks else ""))
+    row("PING max in the 1 s before / the 1 s after the rewrite (medians); server's run-queue "
+        "wait during it", *(f"{m[s]['ping_before_max_ms']:.1f} / {m[s]['ping_after_max_ms']:.1f}"
+                            f" ms; {m[s]['runqueue_wait_ms']:.0f} ms" for s in SERVERS))
+    if m["warden"]["base_file_bytes"] and m["redis"]["base_file_bytes"]:
+        row("base file after the rewrite",
+            f"{m['warden']['base_file_bytes'] / 1e6:.0f} MB",
+            f"{m['redis']['base_file_bytes'] / 1e6:.0f} MB",
+            m["warden"]["base_file_bytes"] / m["redis"]["base_file_bytes"])
 
 
 # types_memory.py's workloads: the row's name (formatted with the count) and the issue's target.
@@ -241,6 +298,13 @@ def chart_bars(out):
         for p in ("p50", "p99"):
             bars.append((f"BLPOP\nhand-off {p}",
                          h["warden"][f"{p}_us"] / h["redis"][f"{p}_us"], 1.0))
+    rw = out.get("aof", {}).get("rewrite")
+    if rw is not None:
+        m = rw["median"]
+        bars.append(("AOF rewrite\ntime", m["warden"]["rewrite_s"] / m["redis"]["rewrite_s"],
+                     None))
+        bars.append(("AOF rewrite\nworst PING",
+                     m["warden"]["worst_ping_ms"] / m["redis"]["worst_ping_ms"], None))
     if "storm" in out:
         s = out["storm"]
         bars.append(("storm\nworst PING",

@@ -39,12 +39,19 @@ Sections (all by default):
   handoff       bench/blocking_bench.py --parts handoff: BLPOP hand-off latency alone; when
                 blocking runs too (as by default) its figures are blocking's and this adds
                 nothing; alone ~25 s
+  aof           both servers with the append-only file on, each in its own temporary --dir
+                (Redis with --aof-use-rdb-preamble no): bench/lockcycle with appendfsync always
+                and with everysec (CPU per request, p99, each with its PING floor); then --keys
+                lock-like keys loaded with everysec and BGREWRITEAOF on each while a PING loop
+                runs: rewrite time, worst and p99.9 PING, base file size (bench/aof_section.py);
+                ~5 minutes with ten million keys, ~5 GB of disk in /tmp at the peak
 
 The times are for the default 3 rounds on the 2-core machine shared with builds; --quick takes
-about a quarter. The four one-request-in-flight sections (redisson, semaphore, unixsocket,
-clients10k) run for --cycle-seconds (5; 2 with --quick) per server and round, each followed by
-its PING floor (100,000 requests; 20,000 with --quick). With the PING floors of throughput,
-types and zsets_lists (~1 minute together), a full run takes ~8-9 minutes more than before.
+about a quarter. The one-request-in-flight sections (redisson, semaphore, unixsocket,
+clients10k, and aof's lock cycles) run for --cycle-seconds (5; 2 with --quick) per server and
+round, each followed by its PING floor (100,000 requests; 20,000 with --quick). With the PING
+floors of throughput, types and zsets_lists (~1 minute together), a full run takes ~8-9 minutes
+more than before.
 
 Each server is pinned to core 0 and each load generator to core 1 (taskset). A workload runs
 alternately on both servers for --rounds rounds, swapping which goes first, and the table shows
@@ -83,6 +90,7 @@ import sys
 import tempfile
 import time
 
+from aof_section import aof_section
 from bench_core import BENCH_DIR, add_excess, find_lockcycle
 # Client, ServerPair, encode and free_port: what multi_bench.py, blocking_bench.py, big_delete.py
 # and pubsub_bench.py import from here.
@@ -98,7 +106,7 @@ __all__ = ["Client", "ServerPair", "encode", "free_port"]
 
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
             "startup", "zsets_lists", "zsets_lists_memory", "blocking", "redisson", "semaphore",
-            "unixsocket", "clients10k", "pubsub", "handoff")
+            "unixsocket", "clients10k", "pubsub", "handoff", "aof")
 # The pubsub section: bench/pubsub_bench.py with these.
 PUBSUB_SUBSCRIBERS = 100
 PUBSUB_PIPELINES = (1, 16)
@@ -128,12 +136,13 @@ def main():
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help="comma-separated sections: " + ", ".join(SECTIONS))
     ap.add_argument("--keys", type=int,
-                    help="keyspace size of the keyspace-growth run, and the fields of the hash "
-                         "and keys that bigdelete frees")
+                    help="keyspace size of the keyspace-growth run, the fields of the hash "
+                         "and keys that bigdelete frees, and the keys of the aof rewrite "
+                         "(default 10,000,000; 1,000,000 with --quick)")
     ap.add_argument("--lockcycle", help="lockcycle binary (default: beside warden, else cc)")
     ap.add_argument("--cycle-seconds", type=float,
-                    help="length of each run of the redisson, semaphore, unixsocket and "
-                         "clients10k sections (default 5; 2 with --quick)")
+                    help="length of each run of the redisson, semaphore, unixsocket, "
+                         "clients10k and aof sections (default 5; 2 with --quick)")
     ap.add_argument("--out", default=os.path.join(BENCH_DIR, "results"))
     ap.add_argument("--note", default="", help="a line for latest.md, e.g. what else ran")
     ap.add_argument("--workloads", help="comma-separated workload names (e.g. lpush_queue_p16, "
@@ -227,6 +236,9 @@ def main():
             "pipelines": script_section(args, "pubsub_bench.py", [
                 "--subscribers", str(PUBSUB_SUBSCRIBERS), "--messages", str(args.pubsub_messages),
                 "--rounds", str(args.rounds), "--pipelines"] + [str(p) for p in PUBSUB_PIPELINES])}
+    if "aof" in sections:
+        with tempfile.TemporaryDirectory() as tmp:
+            aof_section(args, tmp, out)
     add_excess(out)
     out["elapsed_s"] = round(time.monotonic() - started)
     out["machine"]["loadavg_at_end"] = os.getloadavg()[0]
