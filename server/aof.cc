@@ -204,12 +204,11 @@ std::optional<std::string> Aof::Start() {
       if (auto err = WriteManifest()) return err;
     }
     if (manifest_.incrs.empty()) {
-      manifest_.incrs.push_back({server_.config.appendfilename + "." +
-                                     std::to_string(++manifest_.current_incr_seq) + ".incr.aof",
-                                 manifest_.current_incr_seq, 'i'});
+      if (auto err = OpenNextIncr()) return err;
       if (auto err = WriteManifest()) return err;
+    } else if (auto err = OpenIncr(manifest_.incrs.back().name)) {
+      return err;
     }
-    if (auto err = OpenIncr(manifest_.incrs.back().name)) return err;
   } else if (*read_error == ENOENT) {
     if (auto err = CreateFresh()) return err;
   } else {
@@ -248,6 +247,15 @@ std::optional<std::string> Aof::OpenIncr(const std::string& name) {
   // A new file starts in no database: its first command is preceded by a SELECT.
   selected_db_ = -1;
   SyncDir(DirPath());
+  return std::nullopt;
+}
+
+std::optional<std::string> Aof::OpenNextIncr() {
+  const std::int64_t seq = manifest_.current_incr_seq + 1;
+  const std::string name = server_.config.appendfilename + "." + std::to_string(seq) + ".incr.aof";
+  if (auto err = OpenIncr(name)) return err;
+  manifest_.incrs.push_back({name, seq, 'i'});
+  manifest_.current_incr_seq = seq;
   return std::nullopt;
 }
 
@@ -383,11 +391,7 @@ std::optional<std::string> Aof::Enable() {
   if (!ReadFileBytes(ManifestPath(), text) && ParseAofManifest(text, manifest_)) {
     manifest_ = AofManifest{};
   }
-  const std::int64_t seq = manifest_.current_incr_seq + 1;
-  const std::string name = server_.config.appendfilename + "." + std::to_string(seq) + ".incr.aof";
-  if (auto err = OpenIncr(name)) return err;
-  manifest_.incrs.push_back({name, seq, 'i'});
-  manifest_.current_incr_seq = seq;
+  if (auto err = OpenNextIncr()) return err;
   current_size_ = 0;
   base_size_ = 0;
   {
@@ -412,11 +416,7 @@ std::optional<std::string> Aof::StartRewrite() {
   // What was written before the fork belongs to the files the new base replaces.
   Flush();
   if (!buffer_.empty()) return "ERR Can't rewrite the append-only file while writes to it fail";
-  const std::int64_t seq = manifest_.current_incr_seq + 1;
-  const std::string name = server_.config.appendfilename + "." + std::to_string(seq) + ".incr.aof";
-  if (auto err = OpenIncr(name)) return "ERR " + *err;
-  manifest_.incrs.push_back({name, seq, 'i'});
-  manifest_.current_incr_seq = seq;
+  if (auto err = OpenNextIncr()) return "ERR " + *err;
   if (auto err = WriteManifest()) return "ERR " + *err;
   return ForkRewrite();
 }

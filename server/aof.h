@@ -129,6 +129,8 @@ class Aof {
   void RequestBackgroundFsync();
   std::optional<std::string> CreateFresh();
   std::optional<std::string> OpenIncr(const std::string& name);
+  // Opens the increment file after the last one and adds it to the manifest (not written).
+  std::optional<std::string> OpenNextIncr();
   std::optional<std::string> WriteManifest();
   // Makes `fd` the file appended to, once no background fsync is on the old one.
   void SwitchFile(int fd);

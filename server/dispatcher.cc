@@ -224,7 +224,9 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   }
   const int db = session.db;
   const std::uint64_t changes = server.dbs.changes();
-  server.propagation.ClearReplacement();
+  if (server.propagation.active()) [[unlikely]] {
+    server.propagation.ClearReplacement();
+  }
   ++server.call_depth;
   spec.handler(ctx);
   --server.call_depth;

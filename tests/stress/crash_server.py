@@ -99,7 +99,6 @@ class CrashServer:
             output = self.output()
             in_use = BIND_IN_USE.search(output) is not None
             if in_use and time.monotonic() < end:
-                time.sleep(0.05)
                 continue
             raise StartFailed("%s; its output:\n%s" % (
                 error, output[-3000:].decode(errors="replace")), in_use)
@@ -120,7 +119,11 @@ class CrashServer:
                 pass
             if time.monotonic() > end:
                 return "server did not answer PING on port %d" % self.port
-            time.sleep(0.005)
+            # Not answering yet: wait a little, but wake at once if the server exits.
+            try:
+                self.proc.wait(timeout=0.005)
+            except subprocess.TimeoutExpired:
+                pass
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

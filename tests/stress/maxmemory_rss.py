@@ -79,7 +79,11 @@ def wait_up(port, proc):
             if command(port, "PING").startswith("+PONG"):
                 return
         except OSError:
-            time.sleep(0.01)
+            # Not listening yet: wait a little, but wake at once if the server exits.
+            try:
+                proc.wait(timeout=0.01)
+            except subprocess.TimeoutExpired:
+                pass
     raise SystemExit("server did not start")
 
 
@@ -101,9 +105,14 @@ def run_policy(args, policy):
                  "SET", "lease:__rand_int__", "x" * 36, "PX", "600000"],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             peak = base
-            while bench.poll() is None:
+            # One RSS sample per 20 ms of the load, and one more the moment it ends.
+            while True:
                 peak = max(peak, rss(server.pid))
-                time.sleep(0.02)
+                try:
+                    bench.wait(timeout=0.02)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
             bench_out = bench.stdout.read().decode(errors="replace")
             peak = max(peak, rss(server.pid))
             # redis-benchmark stops at the first error reply: noeviction's refusal ends its run.
