@@ -45,8 +45,9 @@ void AppendLength(std::string& out, char kind, std::size_t n) {
   out.append("\r\n");
 }
 
-// Writes all of `data` to `fd`; the errno of a failure, or 0.
-int WriteAll(int fd, std::string_view data) {
+// Writes all of `data` to `fd`; the errno of a failure, or 0. `written` counts what went in
+// before a failure.
+int WriteAll(int fd, std::string_view data, std::size_t* written = nullptr) {
   while (!data.empty()) {
     const ssize_t n = write(fd, data.data(), data.size());
     if (n < 0) {
@@ -54,6 +55,7 @@ int WriteAll(int fd, std::string_view data) {
       return errno;
     }
     data.remove_prefix(static_cast<std::size_t>(n));
+    if (written != nullptr) *written += static_cast<std::size_t>(n);
   }
   return 0;
 }
@@ -198,7 +200,7 @@ std::optional<std::string> Aof::Start() {
       }
     }
     // Files a rewrite left for deletion.
-    for (const AofFileInfo& info : manifest_.history) unlink((dir + "/" + info.name).c_str());
+    for (const AofFileInfo& info : manifest_.history) DeleteFile(dir + "/" + info.name);
     if (!manifest_.history.empty()) {
       manifest_.history.clear();
       if (auto err = WriteManifest()) return err;
@@ -215,7 +217,6 @@ std::optional<std::string> Aof::Start() {
     return "Can't open the append-only manifest " + ManifestPath() + ": " + Errno(*read_error);
   }
   last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
-  fsync_thread_ = std::thread([this] { FsyncLoop(); });
   return std::nullopt;
 }
 
@@ -246,7 +247,7 @@ std::optional<std::string> Aof::OpenIncr(const std::string& name) {
   SwitchFile(fd);
   // A new file starts in no database: its first command is preceded by a SELECT.
   selected_db_ = -1;
-  SyncDir(DirPath());
+  // Its name is made durable by the manifest write that names it (WriteManifest syncs the dir).
   return std::nullopt;
 }
 
@@ -260,16 +261,15 @@ std::optional<std::string> Aof::OpenNextIncr() {
 }
 
 void Aof::SwitchFile(int fd) {
-  std::unique_lock<std::mutex> lock(fsync_mutex_);
-  fsync_cv_.wait(lock, [this] { return !fsync_running_; });
-  fsync_requested_ = false;
-  const int old = fd_;
+  // Redis's aof_background_fsync_and_close: a busy disk can take tens of milliseconds.
+  if (fd_ >= 0) jobs_.FsyncAndClose(fd_);
   fd_ = fd;
-  lock.unlock();
-  if (old >= 0) {
-    fdatasync(old);
-    close(old);
-  }
+}
+
+void Aof::DeleteFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  unlink(path.c_str());
+  if (fd >= 0) jobs_.Close(fd);
 }
 
 std::optional<std::string> Aof::WriteManifest() {
@@ -312,24 +312,32 @@ void Aof::Select(int db) {
 void Aof::Flush() {
   if (fd_ < 0) return;
   if (!buffer_.empty()) {
-    const int err = WriteAll(fd_, buffer_);
-    if (err != 0) {
-      // Kept for the next turn: a full disk may have room again. Replies under always keep
-      // waiting meanwhile, so nothing unwritten is acknowledged.
-      if (last_write_errno_ != err && server_.log != nullptr) {
-        server_.log->Log(LogLevel::kWarning, "Error writing to the AOF file: %s",
-                         std::strerror(err));
-      }
-      last_write_errno_ = err;
+    std::size_t written = 0;
+    if (const int err = WriteAll(fd_, buffer_, &written); err != 0) {
+      WriteFailed(written, err);
       return;
     }
-    last_write_errno_ = 0;
+    if (last_write_errno_ != 0) {
+      last_write_errno_ = 0;
+      if (server_.log != nullptr) {
+        server_.log->Log(LogLevel::kWarning,
+                         "AOF write error looks solved, warden can write again.");
+      }
+    }
     current_size_ += buffer_.size();
     incr_size_ += buffer_.size();
     buffer_.clear();
     if (buffer_.capacity() > (1u << 20)) buffer_.shrink_to_fit();
     if (policy_ == AppendFsync::kAlways) {
-      fdatasync(fd_);
+      if (fdatasync(fd_) != 0) {
+        if (server_.log != nullptr) {
+          server_.log->Log(LogLevel::kWarning,
+                           "Can't persist AOF for fsync error when the AOF fsync policy is "
+                           "'always': %s. Exiting...",
+                           std::strerror(errno));
+        }
+        _exit(1);
+      }
       last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
       return;
     }
@@ -340,32 +348,56 @@ void Aof::Flush() {
   }
 }
 
+void Aof::WriteFailed(std::size_t written, int err) {
+  Logger* log = server_.log;
+  const bool first = last_write_errno_ == 0;
+  if (written > 0) {
+    // A half-written command would make the file unloadable: cut it off, and only if that
+    // fails keep the part that went in (Redis's order and texts).
+    if (first && log != nullptr) {
+      log->Log(LogLevel::kWarning,
+               "Short write while writing to the AOF file: (nwritten=%zu, expected=%zu)", written,
+               buffer_.size());
+    }
+    if (ftruncate(fd_, static_cast<off_t>(incr_size_)) == 0) {
+      written = 0;
+    } else if (first && log != nullptr) {
+      log->Log(LogLevel::kWarning,
+               "Could not remove short write from the append-only file.  warden may refuse to "
+               "load the AOF the next time it starts.  ftruncate: %s",
+               std::strerror(errno));
+    }
+    err = ENOSPC;
+  } else if (first && log != nullptr) {
+    log->Log(LogLevel::kWarning, "Error writing to the AOF file: %s", std::strerror(err));
+  }
+  if (policy_ == AppendFsync::kAlways) {
+    // Replies to reads may already have shown the changes, which cannot be taken back; the
+    // promise that whatever was seen is on disk then holds only by stopping here.
+    if (log != nullptr) {
+      log->Log(LogLevel::kWarning,
+               "Can't recover from AOF write error when the AOF fsync policy is 'always'. "
+               "Exiting...");
+    }
+    _exit(1);
+  }
+  // Kept for the next turn: a full disk may have room again.
+  last_write_errno_ = err;
+  if (written > 0) {
+    current_size_ += written;
+    incr_size_ += written;
+    buffer_.erase(0, written);
+  }
+}
+
 void Aof::RequestBackgroundFsync() {
-  std::lock_guard<std::mutex> lock(fsync_mutex_);
   // An fsync still running after a second means the disk is slow: Redis counts it too.
-  if (fsync_running_ || fsync_requested_) {
+  if (jobs_.fsync_pending()) {
     ++delayed_fsyncs_;
     return;
   }
-  fsync_requested_ = true;
   last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
-  fsync_cv_.notify_one();
-}
-
-void Aof::FsyncLoop() {
-  std::unique_lock<std::mutex> lock(fsync_mutex_);
-  while (true) {
-    fsync_cv_.wait(lock, [this] { return fsync_requested_ || fsync_stop_; });
-    if (fsync_stop_) return;
-    fsync_requested_ = false;
-    fsync_running_ = true;
-    const int fd = fd_;
-    lock.unlock();
-    fdatasync(fd);
-    lock.lock();
-    fsync_running_ = false;
-    fsync_cv_.notify_all();
-  }
+  jobs_.Fsync(fd_);
 }
 
 std::optional<std::string> Aof::Reload() {
@@ -384,22 +416,14 @@ std::optional<std::string> Aof::Enable() {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return "Can't open or create append-only dir " + dir + ": " + Errno(errno);
   }
-  // Files left from an earlier time with the file on keep their sequence numbers going, so no
-  // name is reused; their contents are not this data set, and go once the rewrite is done.
-  manifest_ = AofManifest{};
-  std::string text;
-  if (!ReadFileBytes(ManifestPath(), text) && ParseAofManifest(text, manifest_)) {
-    manifest_ = AofManifest{};
-  }
+  // Redis's startAppendOnly: a rewrite begun with the file off writes no increment file, so it
+  // cannot be what turns the file on.
+  KillRewrite();
+  ReadManifestWhileOff();
   if (auto err = OpenNextIncr()) return err;
   current_size_ = 0;
   base_size_ = 0;
-  {
-    std::lock_guard<std::mutex> lock(fsync_mutex_);
-    fsync_stop_ = false;
-  }
   last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
-  fsync_thread_ = std::thread([this] { FsyncLoop(); });
   // The manifest on disk is left as it was until the new base is written: a crash before then
   // restarts from what the directory held, never from a base that lacks this data set.
   enabling_ = true;
@@ -410,9 +434,26 @@ std::optional<std::string> Aof::Enable() {
   return std::nullopt;
 }
 
+void Aof::ReadManifestWhileOff() {
+  // Files left from an earlier time with the file on keep their sequence numbers going, so no
+  // name is reused; their contents are not this data set, and go once the rewrite is done.
+  manifest_ = AofManifest{};
+  std::string text;
+  if (!ReadFileBytes(ManifestPath(), text) && ParseAofManifest(text, manifest_)) {
+    manifest_ = AofManifest{};
+  }
+}
+
 std::optional<std::string> Aof::StartRewrite() {
-  if (fd_ < 0) return "ERR warden rewrites the append-only file only while appendonly is yes";
   if (child_pid_ > 0) return "ERR Background append only file rewriting already in progress";
+  if (fd_ < 0) {
+    const std::string dir = DirPath();
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return "ERR Can't open or create append-only dir " + dir + ": " + Errno(errno);
+    }
+    ReadManifestWhileOff();
+    return ForkRewrite();
+  }
   // What was written before the fork belongs to the files the new base replaces.
   Flush();
   if (!buffer_.empty()) return "ERR Can't rewrite the append-only file while writes to it fail";
@@ -430,6 +471,9 @@ std::optional<std::string> Aof::ForkRewrite() {
   }
   if (pid == 0) {
     // The child: its own copy of the data set as it is at this instant, written and synced.
+    // It needs none of the parent's descriptors, and holding the listening socket would keep a
+    // restarted server from binding the port while the child runs on.
+    close_range(3, ~0U, 0);
     const int fd = open(rewrite_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const bool ok = fd >= 0 && WriteDataSet(server_.dbs, fd) && fsync(fd) == 0;
     _exit(ok ? 0 : 1);
@@ -444,13 +488,13 @@ std::optional<std::string> Aof::ForkRewrite() {
 }
 
 void Aof::Cron() {
-  if (fd_ < 0) return;
   if (child_pid_ > 0) {
     int status = 0;
     const pid_t done = waitpid(child_pid_, &status, WNOHANG);
     if (done == child_pid_) FinishRewrite(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return;
   }
+  if (fd_ < 0) return;
   const Config& c = server_.config;
   if (c.auto_aof_rewrite_percentage > 0 &&
       current_size_ > static_cast<std::uint64_t>(c.auto_aof_rewrite_min_size)) {
@@ -496,10 +540,12 @@ void Aof::FinishRewrite(bool ok) {
   }
   const AofManifest before = manifest_;
   if (manifest_.base) manifest_.history.push_back({manifest_.base->name, manifest_.base->seq, 'h'});
-  for (std::size_t i = 0; i + 1 < manifest_.incrs.size(); ++i) {
+  // The increment file appended to stays; with the file off, the base alone is the data set.
+  const std::size_t kept = fd_ >= 0 && !manifest_.incrs.empty() ? 1 : 0;
+  for (std::size_t i = 0; i + kept < manifest_.incrs.size(); ++i) {
     manifest_.history.push_back({manifest_.incrs[i].name, manifest_.incrs[i].seq, 'h'});
   }
-  manifest_.incrs.erase(manifest_.incrs.begin(), manifest_.incrs.end() - 1);
+  manifest_.incrs.erase(manifest_.incrs.begin(), manifest_.incrs.end() - kept);
   manifest_.base = base;
   manifest_.current_base_seq = seq;
   if (WriteManifest()) {
@@ -508,14 +554,17 @@ void Aof::FinishRewrite(bool ok) {
     if (enabling) FailEnable();
     return;
   }
-  for (const AofFileInfo& old : manifest_.history) unlink((dir + "/" + old.name).c_str());
+  for (const AofFileInfo& old : manifest_.history) DeleteFile(dir + "/" + old.name);
   manifest_.history.clear();
   WriteManifest();
-  struct stat st {};
-  base_size_ =
-      stat((dir + "/" + base.name).c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  current_size_ = base_size_ + incr_size_;
-  rewrite_base_size_ = current_size_;
+  if (fd_ >= 0) {
+    struct stat st {};
+    base_size_ = stat((dir + "/" + base.name).c_str(), &st) == 0
+                     ? static_cast<std::uint64_t>(st.st_size)
+                     : 0;
+    current_size_ = base_size_ + incr_size_;
+    rewrite_base_size_ = current_size_;
+  }
   ++rewrites_;
   if (server_.log != nullptr) {
     server_.log->Log(LogLevel::kNotice, "Background AOF rewrite finished successfully");
@@ -532,27 +581,27 @@ void Aof::FailEnable() {
   Stop();
 }
 
+void Aof::KillRewrite() {
+  if (child_pid_ <= 0) return;
+  kill(child_pid_, SIGKILL);
+  waitpid(child_pid_, nullptr, 0);
+  unlink(rewrite_temp_.c_str());
+  child_pid_ = -1;
+  rewrite_start_ms_ = -1;
+}
+
 void Aof::Stop() {
-  if (child_pid_ > 0) {
-    kill(child_pid_, SIGKILL);
-    waitpid(child_pid_, nullptr, 0);
-    unlink(rewrite_temp_.c_str());
-    child_pid_ = -1;
-  }
+  KillRewrite();
   if (fd_ < 0) return;
   Flush();
-  if (fsync_thread_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(fsync_mutex_);
-      fsync_stop_ = true;
-      fsync_cv_.notify_one();
-    }
-    fsync_thread_.join();
-  }
+  jobs_.Drain();
   fsync(fd_);
   close(fd_);
   fd_ = -1;
   enabling_ = false;
+  // Whatever a failing disk kept back belongs to this file, never to one turned on later.
+  buffer_.clear();
+  last_write_errno_ = 0;
 }
 
 }  // namespace warden::server

@@ -11,20 +11,23 @@
 // file, or under always not on disk.
 // Under everysec a background thread fsyncs about once a second and the loop never waits on
 // the disk; under no, the kernel decides.
+//
+// A failed write (a full disk) is Redis's: under always the process exits, since replies and
+// changes cannot be taken back; otherwise the buffer is kept and written again each turn, and
+// write commands are refused with MISCONF until a write (and any background fsync) succeeds.
 #pragma once
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
+
+#include "server/aof_jobs.h"
 
 namespace warden::storage {
 class Databases;
@@ -84,8 +87,15 @@ class Aof {
   void Flush();
   // Replies wait while changes are not yet in the file (and, under always, on disk), as Redis
   // writes the file before any reply of the loop turn: a killed process loses no write it
-  // acknowledged, whatever appendfsync says.
-  bool replies_wait() const { return !buffer_.empty(); }
+  // acknowledged, whatever appendfsync says. After a failed write they go out, as Redis's do,
+  // and later writes are refused instead.
+  bool replies_wait() const { return !buffer_.empty() && last_write_errno_ == 0; }
+  // The errno that refuses write commands (MISCONF): the last write's or background fsync's
+  // failure, while the file is on; 0 when writes are allowed.
+  int write_error() const {
+    if (fd_ < 0) return 0;
+    return last_write_errno_ != 0 ? last_write_errno_ : jobs_.fsync_errno();
+  }
   // Shutdown: everything written and fsync'd, the file closed (a rewrite under way is
   // abandoned: its child is killed, the files stay as they were).
   void Stop();
@@ -94,7 +104,9 @@ class Aof {
   // the manifest, and a forked child writes the data set as it is now into a new base file;
   // the manifest then names that base and the new increment file alone, and the old files
   // go. Redis 7.0's design: at every moment the manifest names files that together hold the
-  // whole data set. The refusal, if not started.
+  // whole data set. With the file off, as in Redis, the new base is written all the same and
+  // the manifest names it alone: a later start with appendonly yes begins from it. The
+  // refusal, if not started.
   std::optional<std::string> StartRewrite();
   // CONFIG SET appendonly yes (Redis's startAppendOnly): a new increment file takes the writes
   // from now on while a rewrite writes the data set into a new base; the manifest names them
@@ -118,27 +130,35 @@ class Aof {
   std::size_t buffer_bytes() const { return buffer_.size(); }
   std::uint64_t current_size() const { return current_size_; }
   std::uint64_t base_size() const { return base_size_; }
-  bool last_write_ok() const { return last_write_errno_ == 0; }
+  bool last_write_ok() const { return write_error() == 0; }
   std::uint64_t delayed_fsyncs() const { return delayed_fsyncs_; }
   // The directory holding the files, and the manifest's path.
   std::string DirPath() const;
   std::string ManifestPath() const;
 
  private:
-  void FsyncLoop();
   void RequestBackgroundFsync();
+  // Redis's bg_unlink: the name goes now, the blocks when the jobs thread closes the file.
+  void DeleteFile(const std::string& path);
+  // A failed write of `written` bytes of the buffer with `err` (flushAppendOnlyFile's).
+  void WriteFailed(std::size_t written, int err);
   std::optional<std::string> CreateFresh();
   std::optional<std::string> OpenIncr(const std::string& name);
   // Opens the increment file after the last one and adds it to the manifest (not written).
   std::optional<std::string> OpenNextIncr();
   std::optional<std::string> WriteManifest();
-  // Makes `fd` the file appended to, once no background fsync is on the old one.
+  // Makes `fd` the file appended to; the old one is synced and closed by the jobs thread.
   void SwitchFile(int fd);
   void FinishRewrite(bool ok);
   std::optional<std::string> ForkRewrite();
   // Writes SELECT when the next command's database is not the file's current one.
   void Select(int db);
   void FailEnable();
+  // The rewrite under way abandoned: its child killed, its temp file deleted.
+  void KillRewrite();
+  // manifest_ as the directory holds it, or empty: the file is off, and being turned on or
+  // rewritten.
+  void ReadManifestWhileOff();
 
   ServerState& server_;
   AppendFsync policy_ = AppendFsync::kEverysec;
@@ -162,13 +182,7 @@ class Aof {
   bool last_rewrite_ok_ = true;
   std::int64_t last_rewrite_seconds_ = -1;
 
-  // everysec's fsync thread.
-  std::thread fsync_thread_;
-  std::mutex fsync_mutex_;
-  std::condition_variable fsync_cv_;
-  bool fsync_requested_ = false;
-  bool fsync_running_ = false;
-  bool fsync_stop_ = false;
+  AofJobs jobs_;
 };
 
 // Writes every key of `dbs` as the commands that rebuild it (SELECT, SET, RPUSH, SADD, ZADD,

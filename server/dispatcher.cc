@@ -1,6 +1,7 @@
 #include "server/dispatcher.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "server/command_table.h"
 #include "server/commands/commands.h"
@@ -302,6 +303,13 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     server.command_stats.Reject(spec);
     return;
   }
+  if ((spec->flags & kWrite) != 0 && !wrote) [[unlikely]] {
+    if (const int err = server.aof.write_error(); err != 0) {
+      reply.Error({errors::kMisconfAof, std::strerror(err)});
+      server.command_stats.Reject(spec);
+      return;
+    }
+  }
   if ((spec->flags & kWrite) != 0) wrote = true;
   // Its waiters are served when the script is over.
   Call(server, session, *spec, args, reply);
@@ -335,6 +343,23 @@ bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spe
   const bool by_sha = handler == EvalshaCommand || handler == EvalshaRoCommand;
   if (!refuse && (by_body || by_sha)) refuse = server.scripts->DeniesOom(by_sha, args[1]);
   if (refuse) reply.Error(errors::kOom);
+  return refuse;
+}
+
+// Redis's writeCommandsDeniedByDiskError: while the append-only file cannot be written, writes
+// (and PING, which monitors use to notice) are refused; true having replied.
+bool RefusedByDiskError(ServerState& server, const Session& session, const CommandSpec& spec,
+                        protocol::ReplyWriter& reply) {
+  const int err = server.aof.write_error();
+  if (err == 0 || server.loading) return false;
+  bool refuse = (spec.flags & kWrite) != 0 || spec.handler == PingCommand;
+  if (spec.handler == ExecCommand && session.in_multi) {
+    const QueuedCommands& queued = session.multi.queued;
+    for (std::size_t i = 0; i < queued.size() && !refuse; ++i) {
+      refuse = (queued.spec(i).flags & kWrite) != 0;
+    }
+  }
+  if (refuse) reply.Error({errors::kMisconfAof, std::strerror(err)});
   return refuse;
 }
 
@@ -379,6 +404,12 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   }
   // Before the pub/sub-context and busy checks, as in Redis's processCommand.
   if (server.config.maxmemory > 0 && OverMaxmemory(server, session, *spec, args, reply))
+      [[unlikely]] {
+    server.command_stats.Reject(spec);
+    CommandRefused(server, session, args, reply);
+    return;
+  }
+  if (server.aof.write_error() != 0 && RefusedByDiskError(server, session, *spec, reply))
       [[unlikely]] {
     server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);

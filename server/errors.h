@@ -71,6 +71,8 @@ inline constexpr std::string_view kProtectedMode =
     "the server to start accepting connections from the outside.";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+// Followed by strerror of the failure (Redis's writeCommandsGetDiskErrorMessage).
+inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
 inline constexpr std::string_view kBusy =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kDebugNotAllowed =

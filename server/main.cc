@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
   }
   // A vanished client must not kill the server: write errors are handled per connection.
   std::signal(SIGPIPE, SIG_IGN);
+  // Nor a file-size limit (ulimit -f): an append-only write past it fails with EFBIG and is
+  // handled as a full disk is, instead of the signal ending the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Logger log(ParseLogLevel(config.loglevel), config.logfile);
   // The system clock, movable by DEBUG CLOCK when enable-debug-command allows it.
   warden::storage::ControllableClock clock;

@@ -1,4 +1,6 @@
 // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT.
+#include <cstring>
+
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
@@ -46,6 +48,17 @@ void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
   } else {
     script = engine.Load(ctx.arg(1), sha, ctx.reply);
     if (script == nullptr) return;
+  }
+  // Before the *_ro check, in Redis's scriptPrepareForRun order.
+  if (script->has_shebang && !script->no_writes) {
+    if (const int err = ctx.server.aof.write_error(); err != 0) [[unlikely]] {
+      ctx.reply.Error(
+          {"MISCONF Redis is configured to persist data to AOF, but it's currently "
+           "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
+           "flag for read only scripts. AOF error: ",
+           std::strerror(err)});
+      return;
+    }
   }
   if (read_only && script->has_shebang && !script->no_writes) {
     ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");

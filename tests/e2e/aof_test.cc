@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "aof_support.h"
 #include "child_process.h"
 #include "deadline.h"
 #include "resp_client.h"
@@ -30,53 +31,14 @@ namespace warden::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Binary(ServerKind kind) {
-  return kind == ServerKind::kWarden ? WARDEN_BINARY_PATH : FindExecutable("redis-server");
-}
-
-// A fresh directory under the test's temporary directory, removed with the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "warden-aof-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::unique_ptr<ServerProcess> StartWith(ServerKind kind, const std::string& dir,
-                                         std::vector<std::string> args,
-                                         std::string* error = nullptr) {
-  args.insert(args.begin(), {"--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--dir", dir,
-                             "--databases", "16"});
-  std::string err;
-  std::unique_ptr<ServerProcess> server = ServerProcess::Start(Binary(kind), err, args);
-  if (error != nullptr) *error = err;
-  return server;
-}
-
-std::string Reply(RespClient& client, const std::vector<std::string>& argv) {
-  return client.Command(argv).bytes;
-}
-
-testing::Reply Parsed(RespClient& client, const std::vector<std::string>& argv) {
-  return ParseReply(client.Command(argv).bytes).reply;
-}
+using namespace aof;  // NOLINT(google-build-using-namespace)
 
 // The whole data set as text, the same on two servers that hold the same data: every key of
 // databases 0-2 in order with its type, its deadline and its contents in a fixed order.
 std::string DataSet(RespClient& client) {
   std::string out;
   for (int db = 0; db < 3; ++db) {
-    Reply(client, {"SELECT", std::to_string(db)});
+    Send(client, {"SELECT", std::to_string(db)});
     const testing::Reply keys = Parsed(client, {"KEYS", "*"});
     std::vector<std::string> names;
     for (const testing::Reply& k : keys.elements) names.push_back(k.text);
@@ -84,10 +46,10 @@ std::string DataSet(RespClient& client) {
     for (const std::string& key : names) {
       const std::string type = Parsed(client, {"TYPE", key}).text;
       out += std::to_string(db) + " " + key + " " + type +
-             " expireat=" + Reply(client, {"PEXPIRETIME", key});
+             " expireat=" + Send(client, {"PEXPIRETIME", key});
       std::vector<std::string> items;
       if (type == "string") {
-        items.push_back(Reply(client, {"GET", key}));
+        items.push_back(Send(client, {"GET", key}));
       } else if (type == "hash") {
         const testing::Reply v = Parsed(client, {"HGETALL", key});
         for (std::size_t i = 0; i + 1 < v.elements.size(); i += 2) {
@@ -100,15 +62,15 @@ std::string DataSet(RespClient& client) {
         }
         std::sort(items.begin(), items.end());
       } else if (type == "zset") {
-        items.push_back(Reply(client, {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
+        items.push_back(Send(client, {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
       } else if (type == "list") {
-        items.push_back(Reply(client, {"LRANGE", key, "0", "-1"}));
+        items.push_back(Send(client, {"LRANGE", key, "0", "-1"}));
       }
       for (const std::string& item : items) out += " " + item;
       out += "\n";
     }
   }
-  Reply(client, {"SELECT", "0"});
+  Send(client, {"SELECT", "0"});
   return out;
 }
 
@@ -159,26 +121,19 @@ void WriteEverything(RespClient& c) {
       {"SPOP", "s"},
   };
   for (const auto& command : commands) {
-    const std::string reply = Reply(c, command);
+    const std::string reply = Send(c, command);
     ASSERT_FALSE(reply.empty() || reply[0] == '-') << command[0] << ": " << reply;
   }
   // The 1 ms lease is over before the data set is read (bounded polling; its expiry is written
   // to the file as a DEL).
   for (const Deadline deadline(5000); !deadline.Expired();) {
-    if (Reply(c, {"EXISTS", "soon"}) == ":0\r\n") break;
+    if (Send(c, {"EXISTS", "soon"}) == ":0\r\n") break;
   }
-  ASSERT_EQ(Reply(c, {"EXISTS", "soon"}), ":0\r\n");
+  ASSERT_EQ(Send(c, {"EXISTS", "soon"}), ":0\r\n");
   // Many keys, so the files are more than a handful of commands.
   for (int i = 0; i < 100; ++i) {
-    ASSERT_EQ(Reply(c, {"SET", "k:" + std::to_string(i), std::string(i % 50, 'x')}), "+OK\r\n");
+    ASSERT_EQ(Send(c, {"SET", "k:" + std::to_string(i), std::string(i % 50, 'x')}), "+OK\r\n");
   }
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 class AofTest : public ::testing::TestWithParam<ServerKind> {};
@@ -203,7 +158,7 @@ TEST_P(AofTest, RestartBringsBackTheDataSet) {
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
   EXPECT_EQ(DataSet(*c), before);
-  const std::string info = Reply(*c, {"INFO", "persistence"});
+  const std::string info = Send(*c, {"INFO", "persistence"});
   EXPECT_NE(info.find("aof_enabled:1\r\n"), std::string::npos);
 }
 
@@ -245,7 +200,7 @@ TEST_P(AofTest, ATruncatedLastCommandIsCutOff) {
     ASSERT_TRUE(server);
     std::optional<RespClient> c = RespClient::Connect(server->port());
     ASSERT_TRUE(c);
-    ASSERT_EQ(Reply(*c, {"SET", "kept", "1"}), "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "kept", "1"}), "+OK\r\n");
     EXPECT_EQ(server->Stop(), 0);
   }
   const std::string incr = dir.path() + "/appendonlydir/appendonly.aof.1.incr.aof";
@@ -259,9 +214,9 @@ TEST_P(AofTest, ATruncatedLastCommandIsCutOff) {
   ASSERT_TRUE(server);
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
-  EXPECT_EQ(Reply(*c, {"GET", "kept"}), "$1\r\n1\r\n");
+  EXPECT_EQ(Send(*c, {"GET", "kept"}), "$1\r\n1\r\n");
   EXPECT_EQ(fs::file_size(incr), whole);
-  ASSERT_EQ(Reply(*c, {"SET", "after", "2"}), "+OK\r\n");
+  ASSERT_EQ(Send(*c, {"SET", "after", "2"}), "+OK\r\n");
 }
 
 TEST_P(AofTest, ACorruptFileStopsTheStart) {
@@ -271,7 +226,7 @@ TEST_P(AofTest, ACorruptFileStopsTheStart) {
     ASSERT_TRUE(server);
     std::optional<RespClient> c = RespClient::Connect(server->port());
     ASSERT_TRUE(c);
-    ASSERT_EQ(Reply(*c, {"SET", "k", "1"}), "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "k", "1"}), "+OK\r\n");
     EXPECT_EQ(server->Stop(), 0);
   }
   const std::string incr = dir.path() + "/appendonlydir/appendonly.aof.1.incr.aof";
@@ -306,8 +261,8 @@ TEST_P(AofTest, ARenewalWhoseDeadlinePassedDoesNotDeleteALaterOne) {
   ASSERT_TRUE(server);
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
-  EXPECT_EQ(Reply(*c, {"GET", "lock"}), "$3\r\ntok\r\n");
-  EXPECT_EQ(Reply(*c, {"PEXPIRETIME", "lock"}), ":" + std::to_string(now_ms + 600000) + "\r\n");
+  EXPECT_EQ(Send(*c, {"GET", "lock"}), "$3\r\ntok\r\n");
+  EXPECT_EQ(Send(*c, {"PEXPIRETIME", "lock"}), ":" + std::to_string(now_ms + 600000) + "\r\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, AofTest, AllServers(), ServerKindName);
@@ -320,14 +275,14 @@ TEST(WardenAofTest, TheFilesAreRedisSevenLayoutWithEffects) {
   ASSERT_TRUE(server);
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
-  ASSERT_EQ(Reply(*c, {"SET", "lock", "t", "NX", "PX", "30000"}), "+OK\r\n");
-  ASSERT_EQ(Reply(*c, {"EVAL", "return redis.call('pexpire', KEYS[1], 60000)", "1", "lock"}),
+  ASSERT_EQ(Send(*c, {"SET", "lock", "t", "NX", "PX", "30000"}), "+OK\r\n");
+  ASSERT_EQ(Send(*c, {"EVAL", "return redis.call('pexpire', KEYS[1], 60000)", "1", "lock"}),
             ":1\r\n");
-  ASSERT_EQ(Reply(*c, {"MULTI"}), "+OK\r\n");
-  ASSERT_EQ(Reply(*c, {"SET", "a", "1"}), "+QUEUED\r\n");
-  ASSERT_EQ(Reply(*c, {"SET", "b", "2"}), "+QUEUED\r\n");
-  ASSERT_EQ(Reply(*c, {"EXEC"}), "*2\r\n+OK\r\n+OK\r\n");
-  ASSERT_EQ(Reply(*c, {"GET", "a"}), "$1\r\n1\r\n");
+  ASSERT_EQ(Send(*c, {"MULTI"}), "+OK\r\n");
+  ASSERT_EQ(Send(*c, {"SET", "a", "1"}), "+QUEUED\r\n");
+  ASSERT_EQ(Send(*c, {"SET", "b", "2"}), "+QUEUED\r\n");
+  ASSERT_EQ(Send(*c, {"EXEC"}), "*2\r\n+OK\r\n+OK\r\n");
+  ASSERT_EQ(Send(*c, {"GET", "a"}), "$1\r\n1\r\n");
   const std::string base = dir.path() + "/appendonlydir/";
   EXPECT_EQ(ReadFile(base + "appendonly.aof.manifest"),
             "file appendonly.aof.1.base.aof seq 1 type b\n"
@@ -350,20 +305,6 @@ TEST(WardenAofTest, TheFilesAreRedisSevenLayoutWithEffects) {
       << incr;
 }
 
-// Polls INFO persistence until no rewrite is under way and `rewrites` have completed.
-bool WaitForRewrites(RespClient& c, int rewrites) {
-  const std::string done = "aof_rewrites:" + std::to_string(rewrites) + "\r\n";
-  // Bounded polling of the server's own state: the cron installs a finished rewrite.
-  for (const Deadline deadline(20000); !deadline.Expired();) {
-    const std::string info = Reply(c, {"INFO", "persistence"});
-    if (info.find("aof_rewrite_in_progress:0\r\n") != std::string::npos &&
-        info.find(done) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // BGREWRITEAOF writes the data set into a new base file by a forked child while writes go on
 // into a new increment file; the manifest then names those two alone and the old files go. A
 // restart, and redis-server, load the result.
@@ -378,16 +319,16 @@ TEST(WardenAofTest, BgrewriteaofCompactsTheFiles) {
     ASSERT_TRUE(c);
     WriteEverything(*c);
     for (int i = 0; i < 300; ++i) {
-      ASSERT_EQ(Reply(*c, {"SET", "overwritten", std::to_string(i)}), "+OK\r\n");
-      ASSERT_EQ(Reply(*c, {"HSET", "wide", "f" + std::to_string(i), std::to_string(i)}), ":1\r\n");
-      ASSERT_EQ(Reply(*c, {"ZADD", "scores", std::to_string(i) + ".25", "m" + std::to_string(i)}),
+      ASSERT_EQ(Send(*c, {"SET", "overwritten", std::to_string(i)}), "+OK\r\n");
+      ASSERT_EQ(Send(*c, {"HSET", "wide", "f" + std::to_string(i), std::to_string(i)}), ":1\r\n");
+      ASSERT_EQ(Send(*c, {"ZADD", "scores", std::to_string(i) + ".25", "m" + std::to_string(i)}),
                 ":1\r\n");
     }
     const auto grown = fs::file_size(base + "appendonly.aof.1.incr.aof");
-    ASSERT_EQ(Reply(*c, {"BGREWRITEAOF"}), "+Background append only file rewriting started\r\n");
-    ASSERT_EQ(Reply(*c, {"SET", "during", "rewrite"}), "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"BGREWRITEAOF"}), "+Background append only file rewriting started\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "during", "rewrite"}), "+OK\r\n");
     ASSERT_TRUE(WaitForRewrites(*c, 1));
-    ASSERT_EQ(Reply(*c, {"SET", "after", "rewrite"}), "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "after", "rewrite"}), "+OK\r\n");
     EXPECT_EQ(ReadFile(base + "appendonly.aof.manifest"),
               "file appendonly.aof.2.base.aof seq 2 type b\n"
               "file appendonly.aof.2.incr.aof seq 2 type i\n");
@@ -395,7 +336,7 @@ TEST(WardenAofTest, BgrewriteaofCompactsTheFiles) {
     EXPECT_FALSE(fs::exists(base + "appendonly.aof.1.base.aof"));
     EXPECT_LT(fs::file_size(base + "appendonly.aof.2.base.aof"), grown);
     before = DataSet(*c);
-    EXPECT_EQ(Reply(*c, {"DEBUG", "LOADAOF"}), "+OK\r\n");
+    EXPECT_EQ(Send(*c, {"DEBUG", "LOADAOF"}), "+OK\r\n");
     EXPECT_EQ(DataSet(*c), before);
     EXPECT_EQ(server->Stop(), 0);
   }
@@ -423,11 +364,11 @@ TEST(WardenAofTest, TheFileIsRewrittenWhenItHasGrown) {
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
   for (int i = 0; i < 2000; ++i) {
-    ASSERT_EQ(Reply(*c, {"SET", "same", std::string(100, 'a' + i % 26)}), "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "same", std::string(100, 'a' + i % 26)}), "+OK\r\n");
   }
   ASSERT_TRUE(WaitForRewrites(*c, 1));
   EXPECT_LT(fs::file_size(dir.path() + "/appendonlydir/appendonly.aof.2.base.aof"), 1000u);
-  EXPECT_EQ(Reply(*c, {"GET", "same"}), "$100\r\n" + std::string(100, 'a' + 1999 % 26) + "\r\n");
+  EXPECT_EQ(Send(*c, {"GET", "same"}), "$100\r\n" + std::string(100, 'a' + 1999 % 26) + "\r\n");
 }
 
 // CONFIG SET appendonly yes on a running server: the data set so far is rewritten into a base
@@ -443,10 +384,10 @@ TEST(WardenAofTest, TurningTheFileOnAtRunTimeKeepsTheDataSet) {
     std::optional<RespClient> c = RespClient::Connect(server->port());
     ASSERT_TRUE(c);
     WriteEverything(*c);
-    EXPECT_EQ(Reply(*c, {"CONFIG", "SET", "appendonly", "yes"}), "+OK\r\n");
-    ASSERT_EQ(Reply(*c, {"SET", "after-on", "1"}), "+OK\r\n");
+    EXPECT_EQ(Send(*c, {"CONFIG", "SET", "appendonly", "yes"}), "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "after-on", "1"}), "+OK\r\n");
     ASSERT_TRUE(WaitForRewrites(*c, 1));
-    EXPECT_EQ(Reply(*c, {"CONFIG", "GET", "appendonly"}),
+    EXPECT_EQ(Send(*c, {"CONFIG", "GET", "appendonly"}),
               "*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n");
     before = DataSet(*c);
     EXPECT_EQ(server->Stop(), 0);
@@ -456,7 +397,7 @@ TEST(WardenAofTest, TurningTheFileOnAtRunTimeKeepsTheDataSet) {
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
   EXPECT_EQ(DataSet(*c), before);
-  EXPECT_EQ(Reply(*c, {"GET", "after-on"}), "$1\r\n1\r\n");
+  EXPECT_EQ(Send(*c, {"GET", "after-on"}), "$1\r\n1\r\n");
 }
 
 // appendfsync always: every acknowledged write survives a kill -9.
@@ -467,8 +408,7 @@ TEST(WardenAofTest, AcknowledgedWritesSurviveKillNine) {
   std::optional<RespClient> c = RespClient::Connect(server->port());
   ASSERT_TRUE(c);
   for (int i = 0; i < 200; ++i) {
-    ASSERT_EQ(Reply(*c, {"SET", "lock:" + std::to_string(i), "t", "NX", "PX", "600000"}),
-              "+OK\r\n");
+    ASSERT_EQ(Send(*c, {"SET", "lock:" + std::to_string(i), "t", "NX", "PX", "600000"}), "+OK\r\n");
   }
   ASSERT_EQ(kill(server->pid(), SIGKILL), 0);
   server->Stop();
@@ -476,8 +416,8 @@ TEST(WardenAofTest, AcknowledgedWritesSurviveKillNine) {
   ASSERT_TRUE(again);
   std::optional<RespClient> d = RespClient::Connect(again->port());
   ASSERT_TRUE(d);
-  EXPECT_EQ(Reply(*d, {"DBSIZE"}), ":200\r\n");
-  const std::string pttl = Reply(*d, {"PTTL", "lock:199"});
+  EXPECT_EQ(Send(*d, {"DBSIZE"}), ":200\r\n");
+  const std::string pttl = Send(*d, {"PTTL", "lock:199"});
   ASSERT_EQ(pttl.front(), ':');
   EXPECT_GT(std::stoll(pttl.substr(1)), 500000);
 }
