@@ -200,7 +200,10 @@ std::string FuzzServer::Run(std::size_t client, std::span<const std::string_view
   --depth_;
   skip_sleep = outer_skip_sleep;
 
-  if (session.close_now) {
+  // A SHUTDOWN that went ahead leaves its caller waiting for the exit, with no reply: here the
+  // server lives on, and the caller is a new connection.
+  const bool shut_down = session.blocked && server::ArgIs(args[0], "shutdown");
+  if (session.close_now || shut_down) {
     Connect(client);
   } else {
     CheckReplies(out, session.resp, args[0]);
