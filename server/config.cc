@@ -190,6 +190,15 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     return std::nullopt;
   }
   if (name == "requirepass") return string_option(c.requirepass);
+  if (name == "acllog-max-len") return int_option(0, INT64_MAX, c.acllog_max_len);
+  if (name == "acl-pubsub-default") {
+    const std::string v = one() ? Lower(a[0]) : "";
+    if (v != "allchannels" && v != "resetchannels") {
+      return Fail(d, "argument(s) must be one of the following: allchannels, resetchannels");
+    }
+    c.acl_pubsub_default_all = v == "allchannels";
+    return std::nullopt;
+  }
   if (name == "hz") return int_option(1, 500, c.hz);
   if (name == "maxclients") return int_option(1, 1000000, c.maxclients);
   if (name == "timeout") return int_option(0, INT32_MAX, c.timeout_s);
@@ -493,6 +502,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"unixsocket", c.unixsocket},
       {"unixsocketperm", perm},
       {"requirepass", c.requirepass},
+      {"acllog-max-len", std::to_string(c.acllog_max_len)},
+      {"acl-pubsub-default", c.acl_pubsub_default_all ? "allchannels" : "resetchannels"},
       {"hz", std::to_string(c.hz)},
       {"maxclients", std::to_string(c.maxclients)},
       {"timeout", std::to_string(c.timeout_s)},

@@ -29,6 +29,10 @@ struct Config {
   std::string unixsocket;
   int unixsocketperm = 0;
   std::string requirepass;
+  // ACL LOG's length, and whether a new user starts with every channel (allchannels) or none
+  // (resetchannels, Redis 7.0's default).
+  std::int64_t acllog_max_len = 128;
+  bool acl_pubsub_default_all = false;
   int hz = 10;
   std::int64_t maxclients = 10000;
   std::int64_t timeout_s = 0;

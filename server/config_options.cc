@@ -239,6 +239,18 @@ SetResult ApplyAppendfsync(ServerState& s) {
 }
 
 constexpr std::string_view kFsyncPolicies[] = {"everysec", "always", "no"};
+constexpr std::string_view kPubsubDefaults[] = {"allchannels", "resetchannels"};
+
+// requirepass is the default user's password (Redis's ACLUpdateDefaultUserPassword).
+SetResult ApplyRequirepass(ServerState& s) {
+  s.acl.SetDefaultPassword(s.config.requirepass);
+  return std::nullopt;
+}
+
+SetResult ApplyAclPubsubDefault(ServerState& s) {
+  s.acl.pubsub_default_all = s.config.acl_pubsub_default_all;
+  return std::nullopt;
+}
 
 constexpr std::string_view kLogLevels[] = {"debug", "verbose", "notice", "warning"};
 constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
@@ -324,7 +336,20 @@ constexpr ConfigOption kConfigOptions[] = {
      }, nullptr},
     {"requirepass", "", kMut,
      [](Config& c, std::string_view v) -> SetResult { c.requirepass = std::string(v); return std::nullopt; },
-     [](const Config& c) { return Quoted(c.requirepass); }, nullptr},
+     [](const Config& c) { return Quoted(c.requirepass); }, ApplyRequirepass},
+    {"acllog-max-len", "", kMut,
+     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.acllog_max_len); },
+     [](const Config& c) { return std::to_string(c.acllog_max_len); }, nullptr},
+    {"acl-pubsub-default", "", kMut,
+     [](Config& c, std::string_view v) -> SetResult {
+       std::string value;
+       if (auto err = SetEnum(v, kPubsubDefaults, value)) return err;
+       c.acl_pubsub_default_all = value == "allchannels";
+       return std::nullopt;
+     },
+     [](const Config& c) {
+       return std::string(c.acl_pubsub_default_all ? "allchannels" : "resetchannels");
+     }, ApplyAclPubsubDefault},
     {"hz", "", kMut,
      [](Config& c, std::string_view v) {
        // Redis's updateHZ keeps the value within 1..500 without complaint.

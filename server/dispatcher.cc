@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "server/acl_gate.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
@@ -292,6 +293,21 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     server.command_stats.Reject(spec);
     return;
   }
+  if (session.user != nullptr && !session.user->unrestricted) {
+    int pos = 0;
+    const AclDenial denial = AclCheck(*session.user, *spec, args, pos);
+    if (denial != AclDenial::kNone) [[unlikely]] {
+      LogAclDenial(server, session, denial, AclContext::kLua,
+                   DenialObject(denial, *spec, args, pos), session.user->name);
+      reply.Error({"ERR The user executing the script ",
+                   denial == AclDenial::kCommand ? "can't run this command or subcommand"
+                   : denial == AclDenial::kKey
+                       ? "can't access at least one of the keys mentioned in the command arguments"
+                       : "can't publish to the channel mentioned in the command"});
+      server.command_stats.Reject(spec);
+      return;
+    }
+  }
   if ((spec->flags & kWrite) != 0 && read_only) {
     reply.Error("ERR Write commands are not allowed from read-only scripts.");
     server.command_stats.Reject(spec);
@@ -395,9 +411,15 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     }
   }
   // A password cleared by CONFIG SET frees every client, as Redis's nopass default user does.
-  if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
-      !server.config.requirepass.empty()) {
+  if (!session.authenticated && (spec->flags & kNoAuth) == 0 && AuthRequired(server, session)) {
     reply.Error(errors::kNoAuth);
+    server.command_stats.Reject(spec);
+    CommandRefused(server, session, args, reply);
+    return;
+  }
+  // The default user, allowed everything, skips the check in one test.
+  if (session.user != nullptr && !session.user->unrestricted &&
+      RefusedByAcl(server, session, *spec, args, reply)) [[unlikely]] {
     server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;

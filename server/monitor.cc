@@ -80,10 +80,12 @@ void Monitors::Feed(const ServerState& server, const Session& session, int db,
     line_.append(session.addr);
   }
   line_.append("] ");
-  // Passwords are shown as "(redacted)", as Redis's AUTH and HELLO redact their arguments.
+  // Passwords are shown as "(redacted)", as Redis's AUTH, HELLO and ACL SETUSER redact their
+  // arguments.
   const bool auth = ArgIs(args[0], "auth");
   const bool hello = !auth && ArgIs(args[0], "hello");
   std::size_t redact_from = auth ? 1 : args.size();
+  if (args.size() > 2 && ArgIs(args[0], "acl") && ArgIs(args[1], "setuser")) redact_from = 2;
   std::size_t redact_to = args.size();
   if (hello) {
     for (std::size_t j = 2; j < args.size(); ++j) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "server/acl_gate.h"
 #include "server/clock_moves.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
@@ -462,12 +463,13 @@ void Server::Adopt(Connection* c) {
   s.id = state_.NewClientId();
   s.created_ms = state_.clock.NowMs();
   s.last_interaction_ms = s.created_ms;
-  s.authenticated = state_.config.requirepass.empty();
+  SetDefaultAuth(state_, s);
   c->Start();
   if (connection_count_ > static_cast<std::size_t>(state_.config.maxclients)) {
     ++state_.stats.rejected_connections;
     c->Reject(errors::kMaxClients);
-  } else if (state_.config.protected_mode && state_.config.requirepass.empty() && !s.local) {
+  } else if (state_.config.protected_mode &&
+             (state_.acl.default_user().flags & AclUser::kNoPass) != 0 && !s.local) {
     ++state_.stats.rejected_connections;
     c->Reject(errors::kProtectedMode);
   }

@@ -35,6 +35,8 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
   dbs.SetExpiryListener(this);
   ApplyEvictionConfig(*this);
   aof.set_policy(ParseAppendFsync(config.appendfsync));
+  acl.pubsub_default_all = config.acl_pubsub_default_all;
+  acl.SetDefaultPassword(config.requirepass);
 }
 
 ServerState::~ServerState() = default;

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/acl.h"
 #include "server/aof.h"
 #include "server/blocked_waits.h"
 #include "server/blocking.h"
@@ -90,6 +91,7 @@ class ServerState final : public storage::ExpiryListener {
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   CommandStats command_stats;
+  Acl acl;
   Slowlog slowlog;
   LatencyMonitor latency;
   BlockingRegistry blocking;

@@ -11,6 +11,7 @@
 
 namespace warden::server {
 
+struct AclUser;
 struct CommandSpec;
 class BlockedClientHost;
 
@@ -22,6 +23,9 @@ struct Session {
   int resp = 2;
   int db = 0;
   bool authenticated = true;
+  // Its ACL user (acl.h); null runs anything (command tests, loading the AOF), as Redis's
+  // user-less clients do.
+  AclUser* user = nullptr;
   // From 127.0.0.1, ::1 or a unix socket (Redis's islocalClient): allowed to run DEBUG under
   // enable-debug-command local, and exempt from protected mode.
   bool local = true;

@@ -16,11 +16,12 @@ bool EqualNoCase(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-// Redis's redactClientCommandArgument callers: AUTH's arguments, HELLO's AUTH pair and the
-// values of CONFIG SET's sensitive options.
+// Redis's redactClientCommandArgument callers: AUTH's arguments, HELLO's AUTH pair, ACL
+// SETUSER's name and rules, and the values of CONFIG SET's sensitive options.
 bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view> args,
                       std::size_t i) {
   if (spec.name == "auth") return i >= 1;
+  if (spec.name == "acl|setuser") return i >= 2;
   if (spec.name == "hello") {
     // HELLO's own option walk: it stops at the first option it does not know.
     for (std::size_t j = 2; j < args.size(); ++j) {

@@ -42,8 +42,10 @@ struct KillFilter {
   bool by_type = false;
   ClientType type = ClientType::kNormal;
   bool skip_me = true;
+  const AclUser* user = nullptr;
 
   bool Matches(const Session& s) const {
+    if (user != nullptr && s.user != user) return false;
     if (!addr.empty() && s.addr != addr) return false;
     if (!laddr.empty() && s.laddr != laddr) return false;
     if (by_type && TypeOf(s) != type) return false;
@@ -90,8 +92,8 @@ bool ParseKillFilter(CommandContext& ctx, KillFilter& f) {
     } else if (ArgIs(option, "laddr")) {
       f.laddr = value;
     } else if (ArgIs(option, "user")) {
-      // Every client is the default user's; there is no other.
-      if (value != "default") {
+      f.user = ctx.server.acl.Find(value);
+      if (f.user == nullptr) {
         ctx.reply.Error({"ERR No such user '", value, "'"});
         return false;
       }

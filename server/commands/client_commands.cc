@@ -39,7 +39,7 @@ void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out) {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%u psub=%u "
       "ssub=%u multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu rbs=%zu rbp=%zu obl=0 "
-      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d",
+      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%.*s",
       static_cast<unsigned long long>(s.id), s.addr.c_str(), s.laddr.c_str(), s.fd, s.name.c_str(),
       static_cast<long long>((now_ms - s.created_ms) / 1000),
       static_cast<long long>((now_ms - s.last_interaction_ms) / 1000), Flags(s, flags), s.db,
@@ -49,8 +49,13 @@ void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out) {
       s.query_buffer_bytes + s.query_buffer_free, s.query_buffer_bytes, s.output_bytes,
       s.query_buffer_bytes + s.query_buffer_free + s.output_bytes,
       s.reading ? (s.writing ? "rw" : "r") : (s.writing ? "w" : ""), static_cast<int>(cmd.size()),
-      cmd.data(), s.resp);
+      cmd.data());
   if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof(buf) ? n : sizeof(buf) - 1);
+  // A user name has no length limit: appended, not formatted into the fixed buffer.
+  out.append(" user=");
+  out.append(s.user != nullptr ? std::string_view(s.user->name) : "(superuser)");
+  out.append(" redir=-1 resp=");
+  out.append(s.resp == 3 ? "3" : "2");
   out.append(" lib-name=");
   out.append(s.lib_name);
   out.append(" lib-ver=");

@@ -1,5 +1,6 @@
 // Commands about the connection itself: PING, ECHO, QUIT, RESET, SELECT, HELLO and AUTH.
 #include "protocol/request_parser.h"
+#include "server/acl_gate.h"
 #include "server/command_table.h"
 #include "server/commands/client_name.h"
 #include "server/commands/commands.h"
@@ -9,23 +10,18 @@
 namespace warden::server {
 namespace {
 
-// Compares without an early exit, so the time taken does not reveal how much of a guess matched.
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = a.size() < b.size() ? a.size() : b.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+// Redis's ACLAuthenticateUser: a failure is logged (reason auth, object the command's name).
+bool Authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
+  AclUser* found = ctx.server.acl.Authenticate(user, password);
+  if (found == nullptr) {
+    LogAclDenial(ctx.server, ctx.session, AclDenial::kAuth,
+                 ctx.session.in_multi ? AclContext::kMulti : AclContext::kTopLevel, ctx.arg(0),
+                 user);
+    return false;
   }
-  // Walk the longer input fully too, so the length of the secret does not show.
-  for (std::size_t i = n; i < b.size(); ++i) diff |= static_cast<unsigned char>(b[i]);
-  return diff == 0;
-}
-
-// The default user: with no requirepass it takes any password; otherwise only requirepass.
-bool CheckCredentials(const Config& config, std::string_view user, std::string_view password) {
-  if (user != "default") return false;
-  if (config.requirepass.empty()) return true;
-  return ConstantTimeEquals(password, config.requirepass);
+  ctx.session.authenticated = true;
+  ctx.session.user = found;
+  return true;
 }
 
 }  // namespace
@@ -65,7 +61,7 @@ void ResetCommand(CommandContext& ctx) {
   s.db = 0;
   s.resp = 2;
   ctx.reply.set_protocol(2);
-  s.authenticated = ctx.server.config.requirepass.empty();
+  SetDefaultAuth(ctx.server, s);
   ctx.reply.Raw("+RESET\r\n");
 }
 
@@ -124,12 +120,9 @@ void HelloCommand(CommandContext& ctx) {
       return;
     }
   }
-  if (has_auth) {
-    if (!CheckCredentials(ctx.server.config, user, password)) {
-      ctx.reply.Error(errors::kWrongPass);
-      return;
-    }
-    ctx.session.authenticated = true;
+  if (has_auth && !Authenticate(ctx, user, password)) {
+    ctx.reply.Error(errors::kWrongPass);
+    return;
   }
   if (!ctx.session.authenticated) {
     ctx.reply.Error(errors::kHelloNoAuth);
@@ -165,7 +158,7 @@ void AuthCommand(CommandContext& ctx) {
   std::string_view user = "default";
   std::string_view password = ctx.arg(1);
   if (ctx.argc() == 2) {
-    if (ctx.server.config.requirepass.empty()) {
+    if ((ctx.server.acl.default_user().flags & AclUser::kNoPass) != 0) {
       ctx.reply.Error(errors::kAuthNoPassword);
       return;
     }
@@ -173,11 +166,10 @@ void AuthCommand(CommandContext& ctx) {
     user = ctx.arg(1);
     password = ctx.arg(2);
   }
-  if (!CheckCredentials(ctx.server.config, user, password)) {
+  if (!Authenticate(ctx, user, password)) {
     ctx.reply.Error(errors::kWrongPass);
     return;
   }
-  ctx.session.authenticated = true;
   ctx.reply.Ok();
 }
 

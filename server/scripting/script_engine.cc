@@ -670,6 +670,7 @@ std::int64_t ScriptEngine::BeginRun(RunState& run, std::string_view sha, Session
   caller_ = &caller;
   busy_ = false;
   script_session_.db = caller.db;
+  script_session_.user = caller.user;
   script_session_.resp = 2;
   // One "now" for the whole script: a key alive at the start stays alive for every call.
   // Inside EXEC, the transaction's.

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "protocol/reply_writer.h"
+#include "server/acl_gate.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/server_state.h"
@@ -37,8 +38,8 @@ class CommandTest : public ::testing::Test {
  protected:
   explicit CommandTest(Config config = TestConfig()) : state_(std::move(config), clock_) {
     session_.id = state_.NewClientId();
-    // As a new connection: authenticated only when no password is set.
-    session_.authenticated = state_.config.requirepass.empty();
+    // As a new connection: the default user's, authenticated only when it has no password.
+    SetDefaultAuth(state_, session_);
     session_.created_ms = clock_.NowMs();
     session_.last_interaction_ms = clock_.NowMs();
     out_.reserve(4096);

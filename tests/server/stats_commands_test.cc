@@ -135,8 +135,8 @@ TEST_F(StatsCommandsTest, ErrorCodeIsLookedForInTheFirst31Bytes) {
 }
 
 TEST_F(StatsCommandsTest, NoauthIsARejectedCall) {
+  Run({"CONFIG", "SET", "requirepass", "secret"});
   session_.authenticated = false;
-  state_.config.requirepass = "secret";
   Run({"GET", "k"});
   session_.authenticated = true;
 

@@ -1,0 +1,97 @@
+#include "server/acl_gate.h"
+
+#include "protocol/reply_writer.h"
+#include "server/command_table.h"
+#include "server/commands/commands.h"
+#include "server/scripting/script_engine.h"
+#include "server/server_state.h"
+#include "server/session.h"
+
+namespace warden::server {
+
+bool AuthRequired(ServerState& server, const Session& session) {
+  const AclUser& def = server.acl.default_user();
+  return ((def.flags & AclUser::kNoPass) == 0 || (def.flags & AclUser::kDisabled) != 0) &&
+         !session.authenticated;
+}
+
+void SetDefaultAuth(ServerState& server, Session& session) {
+  AclUser& def = server.acl.default_user();
+  session.user = &def;
+  session.authenticated =
+      (def.flags & AclUser::kNoPass) != 0 && (def.flags & AclUser::kDisabled) == 0;
+}
+
+std::string_view DenialObject(AclDenial reason, const CommandSpec& spec,
+                              std::span<const std::string_view> args, int pos) {
+  if (reason == AclDenial::kCommand) return spec.name;
+  return args[static_cast<std::size_t>(pos)];
+}
+
+void LogAclDenial(ServerState& server, Session& session, AclDenial reason, AclContext context,
+                  std::string_view object, std::string_view username) {
+  AclLogEntry entry;
+  entry.reason = reason;
+  entry.context = context;
+  entry.object.assign(object);
+  entry.username.assign(username);
+  entry.ctime_ms = server.clock.NowMs();
+  const Session* real = &session;
+  if (session.is_script && server.scripts->caller() != nullptr) real = server.scripts->caller();
+  AppendClientInfo(*real, entry.ctime_ms, entry.client_info);
+  server.acl.AddLogEntry(std::move(entry), static_cast<std::size_t>(std::max<std::int64_t>(
+                                               0, server.config.acllog_max_len)));
+}
+
+bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec,
+                  std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  int pos = 0;
+  const AclDenial denial = AclCheck(*session.user, spec, args, pos);
+  if (denial == AclDenial::kNone) return false;
+  // Redis has already made this the client's current command when it logs.
+  session.last_command = &spec;
+  LogAclDenial(server, session, denial,
+               session.in_multi ? AclContext::kMulti : AclContext::kTopLevel,
+               DenialObject(denial, spec, args, pos), session.user->name);
+  switch (denial) {
+    case AclDenial::kCommand:
+      reply.Error({"NOPERM this user has no permissions to run the '", spec.name, "' command"});
+      break;
+    case AclDenial::kKey:
+      reply.Error(
+          "NOPERM this user has no permissions to access one of the keys used as arguments");
+      break;
+    default:
+      reply.Error(
+          "NOPERM this user has no permissions to access one of the channels used as arguments");
+      break;
+  }
+  return true;
+}
+
+void DropUserClients(ServerState& server, Session& caller, const AclUser& user) {
+  if (caller.user == &user) {
+    caller.user = &server.acl.default_user();
+    caller.authenticated = false;
+    caller.close_after_reply = true;
+  }
+  if (server.connections == nullptr) return;
+  server.connections->KillClients([&user](const Session& s) { return s.user == &user; }, &caller);
+}
+
+void DropRevokedSubscribers(ServerState& server, Session& caller, const AclUser& user) {
+  const auto revoked = [&server, &user](const Session& s) {
+    if (s.user != &user || !s.subscribed()) return false;
+    using Kind = PubSub::Kind;
+    for (Kind kind : {Kind::kPattern, Kind::kChannel, Kind::kShard}) {
+      for (const std::string& name : server.pubsub.SubscriptionsOf(s, kind)) {
+        if (!AclChannelAllowed(user, name, kind == Kind::kPattern)) return true;
+      }
+    }
+    return false;
+  };
+  if (revoked(caller)) caller.close_after_reply = true;
+  if (server.connections != nullptr) server.connections->KillClients(revoked, &caller);
+}
+
+}  // namespace warden::server

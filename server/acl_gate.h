@@ -1,0 +1,46 @@
+// Where ACL users meet connections: who must authenticate, the per-request permission check with
+// its NOPERM refusals and ACL LOG entries, and closing the connections of a deleted user.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "server/acl.h"
+
+namespace warden::protocol {
+class ReplyWriter;
+}
+
+namespace warden::server {
+
+class ServerState;
+struct Session;
+struct CommandSpec;
+
+// Redis's authRequired: the default user needs a password (or is off) and the client has not
+// authenticated.
+bool AuthRequired(ServerState& server, const Session& session);
+// Redis's clientSetDefaultAuth: a new connection (or RESET) is the default user's, already
+// authenticated if that user takes no password.
+void SetDefaultAuth(ServerState& server, Session& session);
+
+// The ACL check of a top-level request (processCommand); true having written the NOPERM error.
+bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec,
+                  std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+
+// Adds an ACL LOG entry for `session` (a script's denial is logged with its caller's details).
+// `object` is what was refused: a command's full name, a key, a channel, or AUTH's own name.
+void LogAclDenial(ServerState& server, Session& session, AclDenial reason, AclContext context,
+                  std::string_view object, std::string_view username);
+// The object of a denial from AclCheck.
+std::string_view DenialObject(AclDenial reason, const CommandSpec& spec,
+                              std::span<const std::string_view> args, int pos);
+
+// ACL DELUSER: the connections of `user` lose it; the caller's own connection closes after its
+// reply, the others at once. Then `user` may be freed.
+void DropUserClients(ServerState& server, Session& caller, const AclUser& user);
+// ACL SETUSER that narrowed a user's channels: its subscribers whose subscriptions are no longer
+// allowed are closed (Redis's ACLKillPubsubClientsIfNeeded).
+void DropRevokedSubscribers(ServerState& server, Session& caller, const AclUser& user);
+
+}  // namespace warden::server
