@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 build=build-fuzz
-targets=${FUZZ_TARGETS:-fuzz_request_parser fuzz_commands fuzz_scripts fuzz_aof_load}
+targets=${FUZZ_TARGETS:-fuzz_request_parser fuzz_commands fuzz_scripts fuzz_aof_load fuzz_acl_rules}
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DWARDEN_FUZZ=ON -DWARDEN_BUILD_TESTS=OFF \
   -DWARDEN_BUILD_BENCH=OFF >/dev/null
@@ -25,6 +25,7 @@ for target in $targets; do
   cp -n "fuzz/corpus/$target"/* "$work"/
   dict=fuzz/resp.dict
   if [[ $target == fuzz_scripts ]]; then dict=fuzz/lua.dict; fi
+  if [[ $target == fuzz_acl_rules ]]; then dict=fuzz/acl.dict; fi
 
   echo "run-fuzzers: $target for ${seconds}s (log: $log)"
   status=0

@@ -128,6 +128,19 @@ class Acl {
   // Whether the pattern-less default (acl-pubsub-default) gives new selectors every channel.
   bool pubsub_default_all = false;
 
+  // ACL LOAD (Redis's ACLLoadFromFile): every line "user <name> rules...", all or nothing.
+  // Returns Redis's one-line list of errors, or nullopt having replaced the users; `dropped`
+  // gets the users replaced (all but default, which is updated in place), whose connections
+  // the caller closes before they are freed.
+  std::optional<std::string> LoadFile(const std::string& path,
+                                      std::vector<std::unique_ptr<AclUser>>& dropped);
+  // ACL SAVE: ACL LIST's lines, written to a temporary file renamed over `path`. Returns the
+  // error (for the log) or nullopt.
+  std::optional<std::string> SaveFile(const std::string& path) const;
+  // `user` lines of the configuration, applied at start-up (Redis's ACLLoadConfiguredUsers);
+  // the default user, if named, is reset first.
+  std::optional<std::string> AddConfiguredUser(std::span<const std::string> line);
+
   std::deque<AclLogEntry> log;
   void AddLogEntry(AclLogEntry entry, std::size_t max_len);
 

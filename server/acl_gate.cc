@@ -69,6 +69,28 @@ bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec
   return true;
 }
 
+std::optional<std::string> LoadStartupUsers(ServerState& server) {
+  const Config& config = server.config;
+  if (!config.aclfile.empty() && !config.users.empty()) {
+    return "Configuring Redis with users defined in redis.conf and at the same setting an ACL "
+           "file path is invalid. This setup is very likely to lead to configuration errors and "
+           "security holes, please define either an ACL file or declare users directly in your "
+           "redis.conf, but not both.";
+  }
+  for (const std::vector<std::string>& line : config.users) {
+    if (auto error = server.acl.AddConfiguredUser(line)) {
+      return *error + ". Critical error while loading ACLs. Exiting.";
+    }
+  }
+  if (!config.aclfile.empty()) {
+    std::vector<std::unique_ptr<AclUser>> dropped;
+    if (auto error = server.acl.LoadFile(config.aclfile, dropped)) {
+      return "Aborting Redis startup because of ACL errors: " + *error;
+    }
+  }
+  return std::nullopt;
+}
+
 void DropUserClients(ServerState& server, Session& caller, const AclUser& user) {
   if (caller.user == &user) {
     caller.user = &server.acl.default_user();

@@ -2,7 +2,9 @@
 // its NOPERM refusals and ACL LOG entries, and closing the connections of a deleted user.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "server/acl.h"
@@ -35,6 +37,10 @@ void LogAclDenial(ServerState& server, Session& session, AclDenial reason, AclCo
 // The object of a denial from AclCheck.
 std::string_view DenialObject(AclDenial reason, const CommandSpec& spec,
                               std::span<const std::string_view> args, int pos);
+
+// Start-up: the `user` lines of the configuration, or the ACL file (Redis's
+// ACLLoadUsersAtStartup). Returns the reason not to start.
+std::optional<std::string> LoadStartupUsers(ServerState& server);
 
 // ACL DELUSER: the connections of `user` lose it; the caller's own connection closes after its
 // reply, the others at once. Then `user` may be freed.

@@ -190,6 +190,12 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     return std::nullopt;
   }
   if (name == "requirepass") return string_option(c.requirepass);
+  if (name == "aclfile") return string_option(c.aclfile);
+  if (name == "user") {
+    if (a.empty()) return Fail(d, "wrong number of arguments");
+    c.users.push_back(a);
+    return std::nullopt;
+  }
   if (name == "acllog-max-len") return int_option(0, INT64_MAX, c.acllog_max_len);
   if (name == "acl-pubsub-default") {
     const std::string v = one() ? Lower(a[0]) : "";
@@ -502,6 +508,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"unixsocket", c.unixsocket},
       {"unixsocketperm", perm},
       {"requirepass", c.requirepass},
+      {"aclfile", c.aclfile},
       {"acllog-max-len", std::to_string(c.acllog_max_len)},
       {"acl-pubsub-default", c.acl_pubsub_default_all ? "allchannels" : "resetchannels"},
       {"hz", std::to_string(c.hz)},

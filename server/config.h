@@ -33,6 +33,9 @@ struct Config {
   // (resetchannels, Redis 7.0's default).
   std::int64_t acllog_max_len = 128;
   bool acl_pubsub_default_all = false;
+  // ACL users from an ACL file (ACL LOAD, ACL SAVE), or from `user` lines: not both.
+  std::string aclfile;
+  std::vector<std::vector<std::string>> users;  // each: name, rules...
   int hz = 10;
   std::int64_t maxclients = 10000;
   std::int64_t timeout_s = 0;

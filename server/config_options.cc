@@ -328,6 +328,7 @@ constexpr ConfigOption kConfigOptions[] = {
        return out;
      }, ApplyBind},
     {"unixsocket", "", kImm, nullptr, [](const Config& c) { return Quoted(c.unixsocket); }, nullptr},
+    {"aclfile", "", kImm, nullptr, [](const Config& c) { return Quoted(c.aclfile); }, nullptr},
     {"unixsocketperm", "", kImm, nullptr,
      [](const Config& c) {
        char buf[16];

@@ -281,6 +281,7 @@ std::optional<std::string> Server::ListenUnix() {
 }
 
 std::optional<std::string> Server::Start() {
+  if (auto err = LoadStartupUsers(state_)) return err;
   // The data set comes back before anything listens, so no client sees it half loaded.
   if (state_.config.appendonly) {
     if (auto err = state_.aof.Start()) return err;

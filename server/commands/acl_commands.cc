@@ -12,6 +12,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/log.h"
 
 namespace warden::server {
 namespace {
@@ -153,11 +154,40 @@ void AclUsersCommand(CommandContext& ctx) {
   for (const auto& entry : users) ctx.reply.Bulk(entry.first);
 }
 
-void AclLoadSaveCommand(CommandContext& ctx) {
+bool RefusedWithoutAclFile(CommandContext& ctx) {
+  if (!ctx.server.config.aclfile.empty()) return false;
   ctx.reply.Error(
       "ERR This Redis instance is not configured to use an ACL file. You may want to specify "
       "users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
       "Redis configuration file set) in order to store users in the Redis configuration.");
+  return true;
+}
+
+void AclLoadCommand(CommandContext& ctx) {
+  if (RefusedWithoutAclFile(ctx)) return;
+  std::vector<std::unique_ptr<AclUser>> dropped;
+  if (auto errors = ctx.server.acl.LoadFile(ctx.server.config.aclfile, dropped)) {
+    ctx.reply.Error({"ERR ", *errors});
+    return;
+  }
+  // As Redis frees the old users: their connections close, even where a user of the same
+  // name came back from the file.
+  for (const std::unique_ptr<AclUser>& user : dropped) {
+    DropUserClients(ctx.server, ctx.session, *user);
+  }
+  ctx.reply.Ok();
+}
+
+void AclSaveCommand(CommandContext& ctx) {
+  if (RefusedWithoutAclFile(ctx)) return;
+  if (auto error = ctx.server.acl.SaveFile(ctx.server.config.aclfile)) {
+    if (ctx.server.log != nullptr) ctx.server.log->Log(LogLevel::kWarning, "%s", error->c_str());
+    ctx.reply.Error(
+        "ERR There was an error trying to save the ACLs. Please check the server logs for more "
+        "information");
+    return;
+  }
+  ctx.reply.Ok();
 }
 
 void AclGenpassCommand(CommandContext& ctx) {
@@ -325,9 +355,9 @@ constexpr CommandSpec kAclTable[] = {
     {"acl|getuser",  3, kAclAdmin,                     AclGetuserCommand,  0, 0, 0, kAdminCats},
     {"acl|help",     2, kLoading | kStale,             AclHelpCommand,     0, 0, 0, "@slow"},
     {"acl|list",     2, kAclAdmin,                     AclListCommand,     0, 0, 0, kAdminCats},
-    {"acl|load",     2, kAclAdmin,                     AclLoadSaveCommand, 0, 0, 0, kAdminCats},
+    {"acl|load",     2, kAclAdmin,                     AclLoadCommand,     0, 0, 0, kAdminCats},
     {"acl|log",     -2, kAclAdmin,                     AclLogCommand,      0, 0, 0, kAdminCats},
-    {"acl|save",     2, kAclAdmin,                     AclLoadSaveCommand, 0, 0, 0, kAdminCats},
+    {"acl|save",     2, kAclAdmin,                     AclSaveCommand,     0, 0, 0, kAdminCats},
     {"acl|setuser", -3, kAclAdmin,                     AclSetuserCommand,  0, 0, 0, kAdminCats},
     {"acl|users",    2, kAclAdmin,                     AclUsersCommand,    0, 0, 0, kAdminCats},
     {"acl|whoami",   2, kNoScript | kLoading | kStale, AclWhoamiCommand,   0, 0, 0, "@slow"},

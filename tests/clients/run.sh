@@ -213,7 +213,9 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/debug-clock.xml" "$here/python/test_debug_clock.py"
       run_suite lock-libraries 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/lock-libraries.xml" "$here/python/test_portalocker.py" \
-        "$here/python/test_python_redis_lock.py" ;;
+        "$here/python/test_python_redis_lock.py"
+      run_suite acl 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/acl.xml" "$here/python/test_acl.py" ;;
     redisson)
       run_suite redisson 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redisson.xml" "$here/python/test_redisson_locks.py" \
