@@ -33,7 +33,6 @@ AofFileLoad LoadOne(ServerState& server, Session& session, const std::string& na
   std::string out;
   std::size_t pos = 0;
   std::size_t before_multi = 0;
-  bool in_multi = false;
   while (pos < data.size()) {
     // Redis's timestamp annotations (aof-timestamp-enabled): "#TS:<unix time>\r\n".
     if (data[pos] == '#') {
@@ -67,20 +66,18 @@ AofFileLoad LoadOne(ServerState& server, Session& session, const std::string& na
                        std::to_string(pos);
         return result;
       }
-      if (!in_multi && ArgIs(args[0], "multi")) {
-        in_multi = true;
-        before_multi = pos;
-      } else if (in_multi && (ArgIs(args[0], "exec") || ArgIs(args[0], "discard"))) {
-        in_multi = false;
-      }
       out.clear();
       protocol::ReplyWriter writer(&out, 2);
+      // The session says whether a transaction is open: a MULTI the dispatcher refused (a
+      // damaged file's "MULTI x") opens none, and what follows it runs at once.
+      const bool was_in_multi = session.in_multi;
       Dispatch(server, session, args, writer);
+      if (!was_in_multi && session.in_multi) before_multi = pos;
       ++result.commands;
     }
     pos += parser.consumed();
   }
-  result.valid_up_to = in_multi ? before_multi : pos;
+  result.valid_up_to = session.in_multi ? before_multi : pos;
   result.truncated = result.valid_up_to < data.size();
   return result;
 }
