@@ -280,11 +280,13 @@ def where_args(server, unixsocket):
     return ["--unixsocket", server.unixsocket] if unixsocket else ["--port", str(server.port)]
 
 
-def lockcycle(binary, server, seconds, seed, connections=50, unixsocket=False):
+def lockcycle(binary, server, seconds, seed, connections=50, unixsocket=False, auth=None):
+    """`auth`: (user, password) every connection authenticates as first."""
+    login = ["--user", auth[0], "--password", auth[1]] if auth else []
     # lockcycle exits 1 after unexpected replies; the keys check reports them.
     r = json.loads(run_client([binary] + where_args(server, unixsocket) + [
-        "--duration", str(seconds), "--seed", str(seed), "--connections", str(connections)],
-        exit_codes=(0, 1)))
+        "--duration", str(seconds), "--seed", str(seed), "--connections", str(connections)]
+        + login, exit_codes=(0, 1)))
     return {"requests": r["ops"], "ops_per_sec": r["ops_per_sec"], "p50_us": r["p50_us"],
             "p99_us": r["p99_us"], "p999_us": r["p999_us"], "unexpected": r["unexpected"]}
 

@@ -276,3 +276,42 @@ def clients10k_section(args, tmp, out):
                 "in flight each", runs[f"{label}_lockcycle"],
                 cycle_check(runs[f"{label}_lockcycle"], lambda r: 0),
                 floor=f"{label}_ping_p1")
+
+
+ACL_TEAMS = 20
+
+
+def acl_section(args, tmp, out):
+    """lockcycle as the default user (no ACL users), then, on the same server, with ACL_TEAMS
+    team users defined and every connection authenticated as one of them: keys ~lock:*,
+    channels &lock.*, +@all -@dangerous, so each request is checked against its command bit and
+    its key's pattern. Redis runs the same, in the same rounds."""
+    binary = find_lockcycle(args, tmp)
+
+    def measure(server, r):
+        server.client.call("ACL", "DELUSER", *[f"team{i}" for i in range(ACL_TEAMS)], "locks")
+        server.client.flushall()
+        plain = measured(server, lambda: lockcycle(
+            binary, server, args.cycle_seconds, r + 1, CYCLE_CONNECTIONS))
+        plain["count"] = server.client.call("DBSIZE")
+        for i in range(ACL_TEAMS):
+            server.client.call("ACL", "SETUSER", f"team{i}", "on", f">pw{i}", f"~team{i}:*",
+                               f"&team{i}.*", "+@all", "-@dangerous")
+        server.client.call("ACL", "SETUSER", "locks", "on", ">lockpw", "~lock:*", "&lock.*",
+                           "+@all", "-@dangerous")
+        users = measured(server, lambda: lockcycle(
+            binary, server, args.cycle_seconds, r + 1, CYCLE_CONNECTIONS,
+            auth=("locks", "lockpw")))
+        users["count"] = server.client.call("DBSIZE")
+        server.client.call("ACL", "DELUSER", *[f"team{i}" for i in range(ACL_TEAMS)], "locks")
+        return {"acl_lockcycle_default": plain, "acl_lockcycle_users": users}
+
+    with ServerPair(args) as servers:
+        runs = run_paired(args, servers, measure)
+    add_row(out, "acl_lockcycle_default", "lock cycle (`bench/lockcycle`) as the default user, "
+            f"no ACL users; {CYCLE_CONNECTIONS} connections, 1 request in flight each",
+            runs["acl_lockcycle_default"], cycle_check(runs["acl_lockcycle_default"], lambda r: 0))
+    add_row(out, "acl_lockcycle_users", f"the same with {ACL_TEAMS + 1} ACL users defined, every "
+            "connection authenticated as one limited to `~lock:* &lock.* +@all -@dangerous`",
+            runs["acl_lockcycle_users"], cycle_check(runs["acl_lockcycle_users"], lambda r: 0),
+            floor="acl_lockcycle_default")

@@ -58,6 +58,32 @@ void BM_DispatchLockCycleCommandLog(benchmark::State& state) {
 }
 BENCHMARK(BM_DispatchLockCycleCommandLog);
 
+// The lock cycle as the default user (range 0) and as an ACL user limited to ~lock:* with 20
+// other users defined (range 1): what the per-request ACL check costs.
+void LoginAs(Bench& b, bool limited) {
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "team" + std::to_string(i);
+    const std::string keys = "~" + name + ":*";
+    b.Run({"ACL", "SETUSER", name, "on", ">pw", keys, "+@all", "-@dangerous"});
+  }
+  b.Run({"ACL", "SETUSER", "locks", "on", ">pw", "~lock:*", "&lock.*", "+@all", "-@dangerous"});
+  b.session.user = &b.state.acl.default_user();
+  if (limited) b.Run({"AUTH", "locks", "pw"});
+}
+
+void BM_DispatchLockCycleAcl(benchmark::State& state) {
+  Bench b;
+  LoginAs(b, state.range(0) != 0);
+  for (auto _ : state) {
+    b.Run({"SET", "lock:order:1001", "0123456789abcdef0123456789abcdef0123", "NX", "PX", "30000"});
+    b.Run({"GET", "lock:order:1001"});
+    b.Run({"DEL", "lock:order:1001"});
+  }
+  if (b.out != ":1\r\n") state.SkipWithError("the cycle was refused");
+  state.SetItemsProcessed(state.iterations() * 3);
+}
+BENCHMARK(BM_DispatchLockCycleAcl)->Arg(0)->Arg(1);
+
 constexpr std::string_view kCompareAndDelete =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else "
     "return 0 end";
@@ -76,6 +102,23 @@ void BM_DispatchEvalshaCompareAndDelete(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 2);
 }
 BENCHMARK(BM_DispatchEvalshaCompareAndDelete)->Arg(0)->Arg(1);
+
+// The release script in Lua as the default user (range 0) and as the limited user (range 1):
+// EVALSHA's key and each redis.call inside are checked.
+void BM_DispatchEvalshaAcl(benchmark::State& state) {
+  Bench b;
+  b.state.config.lua_native_scripts = false;
+  b.Run({"SCRIPT", "LOAD", kCompareAndDelete});
+  const std::string sha = b.out.substr(5, 40);
+  LoginAs(b, state.range(0) != 0);
+  for (auto _ : state) {
+    b.Run({"SET", "lock:order:1001", "token", "NX", "PX", "30000"});
+    b.Run({"EVALSHA", sha, "1", "lock:order:1001", "token"});
+  }
+  if (b.out != ":1\r\n") state.SkipWithError("the release was refused");
+  state.SetItemsProcessed(state.iterations() * 2);
+}
+BENCHMARK(BM_DispatchEvalshaAcl)->Arg(0)->Arg(1);
 
 // EVALSHA of `script` with one key and one argument, the shape of the lock scripts.
 void RunEvalsha(benchmark::State& state, const char* script) {

@@ -9,9 +9,11 @@ CLOCK_MONOTONIC into a log-linear histogram (64 buckets per power of two, each ~
 
     lockcycle [--host 127.0.0.1] [--port 6379] [--unixsocket PATH] [--connections 50]
               [--duration 10] [--requests N] [--seed 1] [--ttl-ms 30000]
+              [--user NAME --password PASS]
 
 --requests N stops starting cycles after N requests instead of at the deadline. --unixsocket
-connects to that unix socket instead of host and port.
+connects to that unix socket instead of host and port. --user and --password authenticate every
+connection as that ACL user (AUTH) before the run.
 
 Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_us":..,...}.
 */
@@ -65,6 +67,8 @@ struct Options {
   uint64_t requests;
   uint64_t seed;
   long ttl_ms;
+  const char* user; /* AUTH user password on each connection first, when set */
+  const char* password;
 };
 
 static char release_sha[41], extend_sha[41];
@@ -85,6 +89,26 @@ static int Connect(const struct Options* o) { return ConnectTo(o->host, o->port,
 
 static size_t AppendBulk(char* out, size_t at, const char* s) {
   return at + (size_t)sprintf(out + at, "$%zu\r\n%s\r\n", strlen(s), s);
+}
+
+/* AUTH user password on a blocking socket before the run; exits unless +OK. */
+static void Authenticate(int fd, const char* user, const char* password) {
+  char req[512], reply[256];
+  size_t len = (size_t)sprintf(req, "*3\r\n");
+  len = AppendBulk(req, len, "AUTH");
+  len = AppendBulk(req, len, user);
+  len = AppendBulk(req, len, password);
+  if (write(fd, req, len) != (ssize_t)len) Die("write");
+  size_t got = 0;
+  while (ReplyLength(reply, got) == 0) {
+    ssize_t r = read(fd, reply + got, sizeof reply - got - 1);
+    if (r <= 0) Die("read");
+    got += (size_t)r;
+  }
+  if (strncmp(reply, "+OK\r\n", 5) != 0) {
+    fprintf(stderr, "AUTH failed: %.*s\n", (int)got, reply);
+    exit(2);
+  }
 }
 
 /* SCRIPT LOAD on a blocking socket before the run; the reply is the script's SHA1. */
@@ -168,20 +192,21 @@ static void Send(struct Conn* c, const struct Options* o, int epfd) {
 static void Usage(void) {
   fprintf(stderr,
           "usage: lockcycle [--host h] [--port p] [--unixsocket path] [--connections n] "
-          "[--duration s] [--requests n] [--seed n] [--ttl-ms ms]\n");
+          "[--duration s] [--requests n] [--seed n] [--ttl-ms ms] [--user u --password p]\n");
   exit(2);
 }
 
 static struct Options ParseOptions(int argc, char** argv) {
-  struct Options o = {"127.0.0.1", 6379, NULL, 50, 10.0, 0, 1, 30000};
+  struct Options o = {"127.0.0.1", 6379, NULL, 50, 10.0, 0, 1, 30000, NULL, NULL};
   static const struct option kLong[] = {
       {"host", required_argument, 0, 'h'},        {"port", required_argument, 0, 'p'},
       {"connections", required_argument, 0, 'c'}, {"duration", required_argument, 0, 'd'},
       {"requests", required_argument, 0, 'n'},    {"seed", required_argument, 0, 's'},
       {"ttl-ms", required_argument, 0, 't'},      {"unixsocket", required_argument, 0, 'u'},
+      {"user", required_argument, 0, 'U'},        {"password", required_argument, 0, 'P'},
       {0, 0, 0, 0}};
   int opt;
-  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:u:", kLong, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:u:U:P:", kLong, NULL)) != -1) {
     switch (opt) {
       case 'h':
         o.host = optarg;
@@ -207,11 +232,19 @@ static struct Options ParseOptions(int argc, char** argv) {
       case 'u':
         o.unix_path = optarg;
         break;
+      case 'U':
+        o.user = optarg;
+        break;
+      case 'P':
+        o.password = optarg;
+        break;
       default:
         Usage();
     }
   }
-  if (optind != argc || o.connections < 1 || o.port < 1) Usage();
+  if (optind != argc || o.connections < 1 || o.port < 1 || (o.user == NULL) != (o.password == NULL)) {
+    Usage();
+  }
   return o;
 }
 
@@ -226,6 +259,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < o.connections; i++) {
     struct Conn* c = &conns[i];
     c->fd = Connect(&o);
+    if (o.user != NULL) Authenticate(c->fd, o.user, o.password);
     c->id = i;
     for (int j = 0; j < 36; j++) c->token[j] = "0123456789abcdef"[random() % 16];
   }

@@ -30,6 +30,8 @@ Sections (all by default):
                 as a cycle on each connection's semaphore (bench/cmdcycle, 50 connections);
                 ~1 minute
   unixsocket    bench/lockcycle over TCP loopback and over a unix socket, same servers; ~1.5 min
+  acl           bench/lockcycle as the default user, then with 21 ACL users defined and every
+                connection authenticated as one limited to ~lock:* (same servers); ~1 minute
   clients10k    bench/lockcycle on 100 connections, alone and with 9,900 more connected and idle
                 (10,000 clients; both servers get --maxclients 10100 and the fd limit is raised
                 to its hard limit, which must be at least 10,200): p99 and CPU per request;
@@ -47,7 +49,7 @@ Sections (all by default):
                 ~5 minutes with ten million keys, ~5 GB of disk in /tmp at the peak
 
 The times are for the default 3 rounds on the 2-core machine shared with builds; --quick takes
-about a quarter. The one-request-in-flight sections (redisson, semaphore, unixsocket,
+about a quarter. The one-request-in-flight sections (redisson, semaphore, unixsocket, acl,
 clients10k, and aof's lock cycles) run for --cycle-seconds (5; 2 with --quick) per server and
 round, each followed by its PING floor (100,000 requests; 20,000 with --quick). With the PING
 floors of throughput, types and zsets_lists (~1 minute together), a full run takes ~8-9 minutes
@@ -96,8 +98,8 @@ from bench_core import BENCH_DIR, add_excess, find_lockcycle
 # and pubsub_bench.py import from here.
 from bench_core import Client, ServerPair, encode, free_port
 from bench_workloads import type_workloads, workloads, zset_list_workloads
-from cycle_sections import (CLIENTS_TOTAL, clients10k_section, raise_fd_limit, redisson_section,
-                            semaphore_section, unixsocket_section)
+from cycle_sections import (CLIENTS_TOTAL, acl_section, clients10k_section, raise_fd_limit,
+                            redisson_section, semaphore_section, unixsocket_section)
 from results_report import draw_chart, machine, tables, versions, write_markdown
 from throughput_sections import (keyspace_section, throughput_section, types_section,
                                  zsets_lists_section)
@@ -106,7 +108,7 @@ __all__ = ["Client", "ServerPair", "encode", "free_port"]
 
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
             "startup", "zsets_lists", "zsets_lists_memory", "blocking", "redisson", "semaphore",
-            "unixsocket", "clients10k", "pubsub", "handoff", "aof")
+            "unixsocket", "clients10k", "pubsub", "handoff", "aof", "acl")
 # The pubsub section: bench/pubsub_bench.py with these.
 PUBSUB_SUBSCRIBERS = 100
 PUBSUB_PIPELINES = (1, 16)
@@ -141,7 +143,7 @@ def main():
                          "(default 10,000,000; 1,000,000 with --quick)")
     ap.add_argument("--lockcycle", help="lockcycle binary (default: beside warden, else cc)")
     ap.add_argument("--cycle-seconds", type=float,
-                    help="length of each run of the redisson, semaphore, unixsocket, "
+                    help="length of each run of the redisson, semaphore, unixsocket, acl, "
                          "clients10k and aof sections (default 5; 2 with --quick)")
     ap.add_argument("--out", default=os.path.join(BENCH_DIR, "results"))
     ap.add_argument("--note", default="", help="a line for latest.md, e.g. what else ran")
@@ -226,7 +228,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, section in (("redisson", redisson_section), ("semaphore", semaphore_section),
                               ("unixsocket", unixsocket_section),
-                              ("clients10k", clients10k_section)):
+                              ("clients10k", clients10k_section), ("acl", acl_section)):
             if name in sections:
                 section(args, tmp, out)
     if "pubsub" in sections:

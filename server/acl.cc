@@ -43,26 +43,21 @@ std::uint32_t CategoriesOf(const CommandSpec& spec) {
   return bits;
 }
 
-struct CommandIndex {
-  std::vector<AclCommand> commands;
-  std::unordered_map<const CommandSpec*, std::uint16_t> ids;
-};
-
-void IndexTable(std::span<const CommandSpec> table, const CommandSpec* parent, CommandIndex& out) {
-  for (const CommandSpec& spec : table) {
-    const auto id = static_cast<std::uint16_t>(out.commands.size());
-    out.ids[&spec] = id;
-    out.commands.push_back({&spec, parent, CategoriesOf(spec), {}});
-    if (parent != nullptr) out.commands[out.ids[parent]].subcommands.push_back(id);
-    if (spec.is_container()) IndexTable(spec.subcommands(), &spec, out);
-  }
-}
-
-const CommandIndex& Index() {
-  static const CommandIndex* index = [] {
-    auto* i = new CommandIndex;
-    IndexTable(Commands(), nullptr, *i);
-    return i;
+// Indexed by CommandId.
+const std::vector<AclCommand>& Index() {
+  static const std::vector<AclCommand>* index = [] {
+    auto* commands = new std::vector<AclCommand>(CommandIdCount());
+    for (std::size_t id = 0; id < commands->size(); ++id) {
+      const CommandSpec& spec = CommandById(static_cast<std::uint16_t>(id));
+      (*commands)[id].spec = &spec;
+      (*commands)[id].categories = CategoriesOf(spec);
+      if (!spec.is_container()) continue;
+      for (const CommandSpec& sub : spec.subcommands()) {
+        (*commands)[id].subcommands.push_back(CommandId(sub));
+        (*commands)[CommandId(sub)].parent = &spec;
+      }
+    }
+    return commands;
   }();
   return *index;
 }
@@ -171,7 +166,7 @@ std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_vi
     auto it = std::find_if(s.keys.begin(), s.keys.end(),
                            [&](const AclKeyPattern& k) { return k.pattern == pattern; });
     if (it == s.keys.end()) {
-      s.keys.push_back({std::string(pattern), perms});
+      s.keys.push_back({std::string(pattern), perms, IsPrefixGlob(pattern)});
     } else {
       it->perms |= perms;
     }
@@ -327,8 +322,13 @@ void AclUser::Changed() {
   unrestricted = (root.flags & kAll) == kAll;
 }
 
-std::uint16_t AclCommandId(const CommandSpec& spec) { return Index().ids.at(&spec); }
-const std::vector<AclCommand>& AclCommands() { return Index().commands; }
+bool IsPrefixGlob(std::string_view pattern) {
+  if (pattern.empty() || pattern.back() != '*') return false;
+  return pattern.substr(0, pattern.size() - 1).find_first_of("*?[\\") == std::string_view::npos;
+}
+
+std::uint16_t AclCommandId(const CommandSpec& spec) { return CommandId(spec); }
+const std::vector<AclCommand>& AclCommands() { return Index(); }
 
 std::uint32_t AclCategoryBit(std::string_view name) {
   for (std::size_t i = 0; i < std::size(kAclCategories); ++i) {

@@ -36,7 +36,13 @@ inline constexpr std::uint8_t kAclReadWrite = 3;
 struct AclKeyPattern {
   std::string pattern;
   std::uint8_t perms;
+  // "team:*": a literal prefix then one '*', matched by comparing the prefix (the usual shape,
+  // checked on every request of a limited user).
+  bool prefix_only = false;
 };
+
+// Whether `pattern` is a literal prefix followed by a single '*'.
+bool IsPrefixGlob(std::string_view pattern);
 
 struct AclSelector {
   enum Flag : std::uint32_t { kRoot = 1, kAllKeys = 2, kAllChannels = 4, kAllCommands = 8 };
@@ -89,9 +95,9 @@ struct AclLogEntry {
 
 // The commands as ACL rules see them: an id per command and subcommand, and their categories.
 struct AclCommand {
-  const CommandSpec* spec;
-  const CommandSpec* parent;  // for a subcommand
-  std::uint32_t categories;   // bit i: kAclCategories[i]
+  const CommandSpec* spec = nullptr;
+  const CommandSpec* parent = nullptr;  // for a subcommand
+  std::uint32_t categories = 0;         // bit i: kAclCategories[i]
   std::vector<std::uint16_t> subcommands;
 };
 extern const std::string_view kAclCategories[21];

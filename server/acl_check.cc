@@ -35,7 +35,11 @@ bool KeyAllowed(const AclSelector& s, std::string_view key, std::uint16_t key_fl
   const std::uint8_t needed = PermsFor(key_flags);
   for (const AclKeyPattern& p : s.keys) {
     if ((p.perms & needed) != needed) continue;
-    if (storage::GlobMatch(p.pattern, key)) return true;
+    if (p.prefix_only ? key.substr(0, p.pattern.size() - 1) ==
+                            std::string_view(p.pattern).substr(0, p.pattern.size() - 1)
+                      : storage::GlobMatch(p.pattern, key)) {
+      return true;
+    }
   }
   return false;
 }
@@ -105,7 +109,8 @@ AclDenial AclCheck(const AclUser& user, const CommandSpec& spec,
   const std::uint16_t id = AclCommandId(spec);
   AclDenial relevant = AclDenial::kCommand;
   int last_pos = 0;
-  std::vector<KeyRef> keys;
+  // Reused: the check runs on every request of a limited user, and allocates nothing once warm.
+  thread_local std::vector<KeyRef> keys;
   bool keys_found = false;
   for (const AclSelector& s : user.selectors) {
     int at = 0;

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 #include "server/commands/commands.h"
 
@@ -264,6 +266,56 @@ const CommandSpec* FindTopLevelCommand(std::string_view name) {
     if (spec == nullptr || spec->name == lower) return spec;
   }
 }
+
+namespace {
+
+// Each table (the top level, then each container's) as a range of ids.
+struct IdRange {
+  const CommandSpec* begin;
+  const CommandSpec* end;
+  std::uint16_t first;
+};
+
+struct IdTables {
+  std::vector<IdRange> ranges;
+  std::vector<const CommandSpec*> by_id;
+};
+
+void AddTable(std::span<const CommandSpec> table, IdTables& out) {
+  // The table's own entries get consecutive ids; its containers' subcommands come after.
+  out.ranges.push_back(
+      {table.data(), table.data() + table.size(), static_cast<std::uint16_t>(out.by_id.size())});
+  for (const CommandSpec& spec : table) out.by_id.push_back(&spec);
+  for (const CommandSpec& spec : table) {
+    if (spec.is_container()) AddTable(spec.subcommands(), out);
+  }
+}
+
+const IdTables& Ids() {
+  static const IdTables* tables = [] {
+    auto* t = new IdTables;
+    AddTable(Commands(), *t);
+    return t;
+  }();
+  return *tables;
+}
+
+}  // namespace
+
+std::uint16_t CommandId(const CommandSpec& spec) {
+  for (const IdRange& r : Ids().ranges) {
+    // Compared as addresses: std::less gives a total order over unrelated arrays.
+    if (!std::less<const CommandSpec*>()(&spec, r.begin) &&
+        std::less<const CommandSpec*>()(&spec, r.end)) {
+      return static_cast<std::uint16_t>(r.first + (&spec - r.begin));
+    }
+  }
+  return 0;  // not a table entry: never asked
+}
+
+std::size_t CommandIdCount() { return Ids().by_id.size(); }
+
+const CommandSpec& CommandById(std::uint16_t id) { return *Ids().by_id[id]; }
 
 void ReplyHelp(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {
   reply.ArrayHeader(lines.size());

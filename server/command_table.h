@@ -68,6 +68,12 @@ const CommandSpec* FindCommand(std::span<const CommandSpec> table, std::string_v
 // Lookup of a top-level command through a hash index built once.
 const CommandSpec* FindTopLevelCommand(std::string_view name);
 
+// A dense number for every command and subcommand (containers before their subcommands, in
+// table order), for tables indexed by command: ACL bitmaps, key specs. A few range checks.
+std::uint16_t CommandId(const CommandSpec& spec);
+std::size_t CommandIdCount();
+const CommandSpec& CommandById(std::uint16_t id);
+
 // The subcommand tables, each defined beside its handlers.
 std::span<const CommandSpec> ClientSubcommands();
 std::span<const CommandSpec> ConfigSubcommands();

@@ -1,9 +1,7 @@
 #include "server/key_specs.h"
 
 #include <cctype>
-#include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "protocol/reply_reader.h"
 #include "protocol/request_parser.h"
@@ -99,33 +97,29 @@ KeySpec ParseSpec(const protocol::Reply& map) {
   return spec;
 }
 
-using SpecTable = std::unordered_map<const CommandSpec*, std::vector<KeySpec>>;
+struct CommandKeySpecs {
+  std::vector<KeySpec> specs;
+  bool has_keys = false;  // a spec that is not NOT_KEY
+};
 
-void AddSpecs(std::span<const CommandSpec> table, SpecTable& out) {
-  for (const CommandSpec& command : table) {
-    const std::string_view bytes = CommandKeySpecsResp3(command.name);
-    protocol::Reply parsed;
-    if (!bytes.empty() && protocol::ReadReply(bytes, parsed).value_or(0) > 0) {
-      std::vector<KeySpec>& specs = out[&command];
-      for (const protocol::Reply& map : parsed.elements) specs.push_back(ParseSpec(map));
+// Indexed by CommandId.
+const std::vector<CommandKeySpecs>& Specs() {
+  static const std::vector<CommandKeySpecs>* table = [] {
+    auto* t = new std::vector<CommandKeySpecs>(CommandIdCount());
+    for (std::size_t id = 0; id < t->size(); ++id) {
+      const std::string_view bytes =
+          CommandKeySpecsResp3(CommandById(static_cast<std::uint16_t>(id)).name);
+      protocol::Reply parsed;
+      if (bytes.empty() || protocol::ReadReply(bytes, parsed).value_or(0) == 0) continue;
+      CommandKeySpecs& entry = (*t)[id];
+      for (const protocol::Reply& map : parsed.elements) {
+        entry.specs.push_back(ParseSpec(map));
+        if ((entry.specs.back().flags & kKeyNotKey) == 0) entry.has_keys = true;
+      }
     }
-    if (command.is_container()) AddSpecs(command.subcommands(), out);
-  }
-}
-
-const SpecTable& Specs() {
-  static const SpecTable* table = [] {
-    auto* t = new SpecTable;
-    AddSpecs(Commands(), *t);
     return t;
   }();
   return *table;
-}
-
-const std::vector<KeySpec>* SpecsOf(const CommandSpec& command) {
-  const SpecTable& table = Specs();
-  const auto it = table.find(&command);
-  return it == table.end() ? nullptr : &it->second;
 }
 
 // One spec's keys (Redis's getKeysUsingKeySpecs); false if the arguments do not fit it.
@@ -174,14 +168,7 @@ bool AddKeys(const KeySpec& spec, std::span<const std::string_view> args,
 
 }  // namespace
 
-bool CommandHasKeys(const CommandSpec& spec) {
-  const std::vector<KeySpec>* specs = SpecsOf(spec);
-  if (specs == nullptr) return false;
-  for (const KeySpec& s : *specs) {
-    if ((s.flags & kKeyNotKey) == 0) return true;
-  }
-  return false;
-}
+bool CommandHasKeys(const CommandSpec& spec) { return Specs()[CommandId(spec)].has_keys; }
 
 void FindCommandKeys(const CommandSpec& spec, std::span<const std::string_view> args,
                      std::vector<KeyRef>& out) {
@@ -195,9 +182,7 @@ void FindCommandKeys(const CommandSpec& spec, std::span<const std::string_view> 
     if (args.size() > 1) out.push_back({1, flags});
     return;
   }
-  const std::vector<KeySpec>* specs = SpecsOf(spec);
-  if (specs == nullptr) return;
-  for (const KeySpec& s : *specs) {
+  for (const KeySpec& s : Specs()[CommandId(spec)].specs) {
     if ((s.flags & kKeyNotKey) != 0) continue;
     if (!AddKeys(s, args, out)) {
       out.clear();

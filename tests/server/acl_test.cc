@@ -12,6 +12,7 @@
 
 #include "server/command_table.h"
 #include "server/key_specs.h"
+#include "storage/glob.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {
@@ -45,6 +46,24 @@ TEST(KeySpecsTest, FindsKeysAsRedisDoes) {
   EXPECT_TRUE(Keys({"keys", "*"}).empty());
   EXPECT_FALSE(CommandHasKeys(*FindTopLevelCommand("keys")));
   EXPECT_TRUE(CommandHasKeys(*FindTopLevelCommand("get")));
+}
+
+TEST(AclModelTest, PrefixPatternsMatchAsGlobsDo) {
+  EXPECT_TRUE(IsPrefixGlob("lock:*"));
+  EXPECT_TRUE(IsPrefixGlob("*"));
+  for (std::string_view not_prefix : {"lock:", "lo?k:*", "a*b*", "[ab]*", "a\\**", ""}) {
+    EXPECT_FALSE(IsPrefixGlob(not_prefix)) << not_prefix;
+  }
+  Acl acl;
+  const std::vector<std::string_view> rules = {"on", "nopass", "~lock:*", "%R~*x", "+@all"};
+  ASSERT_EQ(acl.SetUser("u", rules), std::nullopt);
+  const CommandSpec& del = *FindTopLevelCommand("del");
+  for (std::string_view key : {"lock:", "lock:1", "lock", "lockx:1", "", "x"}) {
+    const std::vector<std::string_view> args = {"del", key};
+    int pos = 0;
+    const bool glob = storage::GlobMatch("lock:*", key);
+    EXPECT_EQ(AclCheck(*acl.Find("u"), del, args, pos) == AclDenial::kNone, glob) << key;
+  }
 }
 
 TEST(AclModelTest, AFailedSetuserKeepsNothing) {
