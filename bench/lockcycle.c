@@ -91,40 +91,38 @@ static size_t AppendBulk(char* out, size_t at, const char* s) {
   return at + (size_t)sprintf(out + at, "$%zu\r\n%s\r\n", strlen(s), s);
 }
 
-/* AUTH user password on a blocking socket before the run; exits unless +OK. */
-static void Authenticate(int fd, const char* user, const char* password) {
-  char req[512], reply[256];
+/* Sends the three-argument command a b c on a blocking socket and reads its whole reply into
+   reply (size bytes at most); returns the reply's length. */
+static size_t Call3(int fd, const char* a, const char* b, const char* c, char* reply, size_t size) {
+  char req[512];
   size_t len = (size_t)sprintf(req, "*3\r\n");
-  len = AppendBulk(req, len, "AUTH");
-  len = AppendBulk(req, len, user);
-  len = AppendBulk(req, len, password);
+  len = AppendBulk(req, len, a);
+  len = AppendBulk(req, len, b);
+  len = AppendBulk(req, len, c);
   if (write(fd, req, len) != (ssize_t)len) Die("write");
   size_t got = 0;
   while (ReplyLength(reply, got) == 0) {
-    ssize_t r = read(fd, reply + got, sizeof reply - got - 1);
+    ssize_t r = read(fd, reply + got, size - got - 1);
     if (r <= 0) Die("read");
     got += (size_t)r;
   }
+  return got;
+}
+
+/* AUTH user password before the run; exits unless +OK. */
+static void Authenticate(int fd, const char* user, const char* password) {
+  char reply[256];
+  size_t got = Call3(fd, "AUTH", user, password, reply, sizeof reply);
   if (strncmp(reply, "+OK\r\n", 5) != 0) {
     fprintf(stderr, "AUTH failed: %.*s\n", (int)got, reply);
     exit(2);
   }
 }
 
-/* SCRIPT LOAD on a blocking socket before the run; the reply is the script's SHA1. */
+/* SCRIPT LOAD before the run; the reply is the script's SHA1. */
 static void LoadScript(int fd, const char* script, char sha[41]) {
-  char req[512], reply[128];
-  size_t len = (size_t)sprintf(req, "*3\r\n");
-  len = AppendBulk(req, len, "SCRIPT");
-  len = AppendBulk(req, len, "LOAD");
-  len = AppendBulk(req, len, script);
-  if (write(fd, req, len) != (ssize_t)len) Die("write");
-  size_t got = 0;
-  while (ReplyLength(reply, got) == 0) {
-    ssize_t r = read(fd, reply + got, sizeof reply - got - 1);
-    if (r <= 0) Die("read");
-    got += (size_t)r;
-  }
+  char reply[128];
+  size_t got = Call3(fd, "SCRIPT", "LOAD", script, reply, sizeof reply);
   if (strncmp(reply, "$40\r\n", 5) != 0) {
     fprintf(stderr, "SCRIPT LOAD failed: %.*s\n", (int)got, reply);
     exit(2);

@@ -82,6 +82,17 @@ struct AclUser {
   void Changed();
 };
 
+// The user flags by name, in the order GETUSER and LIST write them (Redis's ACLUserFlags).
+struct AclFlagName {
+  std::uint32_t flag;
+  std::string_view name;
+};
+inline constexpr AclFlagName kAclUserFlags[] = {{AclUser::kEnabled, "on"},
+                                                {AclUser::kDisabled, "off"},
+                                                {AclUser::kNoPass, "nopass"},
+                                                {AclUser::kSkipSanitize, "skip-sanitize-payload"},
+                                                {AclUser::kSanitize, "sanitize-payload"}};
+
 // One ACL LOG entry.
 struct AclLogEntry {
   std::uint64_t count = 1;

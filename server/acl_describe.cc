@@ -126,15 +126,7 @@ std::string AclDescribeChannels(const AclSelector& selector) {
 const std::string& AclDescribeUser(const AclUser& u) {
   if (!u.description.empty()) return u.description;
   std::string out;
-  static constexpr struct {
-    std::uint32_t flag;
-    std::string_view name;
-  } kFlags[] = {{AclUser::kEnabled, "on"},
-                {AclUser::kDisabled, "off"},
-                {AclUser::kNoPass, "nopass"},
-                {AclUser::kSkipSanitize, "skip-sanitize-payload"},
-                {AclUser::kSanitize, "sanitize-payload"}};
-  for (const auto& [flag, name] : kFlags) {
+  for (const auto& [flag, name] : kAclUserFlags) {
     if ((u.flags & flag) != 0) {
       out += name;
       out += ' ';

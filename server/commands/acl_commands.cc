@@ -114,18 +114,10 @@ void AclGetuserCommand(CommandContext& ctx) {
   protocol::ReplyWriter& r = ctx.reply;
   r.MapHeader(6);
   r.Bulk("flags");
-  static constexpr struct {
-    std::uint32_t flag;
-    std::string_view name;
-  } kFlags[] = {{AclUser::kEnabled, "on"},
-                {AclUser::kDisabled, "off"},
-                {AclUser::kNoPass, "nopass"},
-                {AclUser::kSkipSanitize, "skip-sanitize-payload"},
-                {AclUser::kSanitize, "sanitize-payload"}};
   std::size_t flags = 0;
-  for (const auto& f : kFlags) flags += (user->flags & f.flag) != 0 ? 1 : 0;
+  for (const auto& f : kAclUserFlags) flags += (user->flags & f.flag) != 0 ? 1 : 0;
   r.SetHeader(flags);
-  for (const auto& f : kFlags) {
+  for (const auto& f : kAclUserFlags) {
     if ((user->flags & f.flag) != 0) r.Bulk(f.name);
   }
   r.Bulk("passwords");
