@@ -266,13 +266,19 @@ def test_unlock_message_wakes_a_listening_waiter(client_for, prefix):
         # The confirmation comes back once the server has the subscription.
         confirmed = p.get_message(timeout=WAIT_S)
         assert confirmed is not None and confirmed["type"] == "subscribe"
-        subscribed.set()
+        # The first try fails (the holder has the lock) before the holder is told to go on; after
+        # it the waiter tries again only on a release message, so it is still subscribed when
+        # the holder publishes (trying between the holder's DEL and PUBLISH could take the lock
+        # and unsubscribe first, and the PUBLISH would reach no one).
+        if not r.set(lock, "waiter", nx=True, px=30000):
+            subscribed.set()
         deadline = time.monotonic() + WAIT_S
         while time.monotonic() < deadline:
-            if r.set(lock, "waiter", nx=True, px=30000):
+            message = p.get_message(timeout=max(0.0, deadline - time.monotonic()))
+            if message is not None and message["type"] == "message" and \
+                    r.set(lock, "waiter", nx=True, px=30000):
                 acquired.append(True)
                 break
-            p.get_message(timeout=max(0.0, deadline - time.monotonic()))
         p.close()
 
     t = threading.Thread(target=waiter)
