@@ -99,11 +99,14 @@ def run_policy(args, policy):
         try:
             wait_up(port, server)
             base = rss(server.pid)
+            # Its progress lines go to a file: a pipe read only at the end fills up (64 KB, a
+            # run of a few minutes) and blocks redis-benchmark, and with it the whole run.
+            bench_log = tempfile.TemporaryFile()
             bench = subprocess.Popen(
                 ["redis-benchmark", "-p", str(port), "-c", "4", "-P", "64", "-q",
                  "-n", str(args.keys), "-r", "1000000000",
                  "SET", "lease:__rand_int__", "x" * 36, "PX", "600000"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                stdout=bench_log, stderr=subprocess.STDOUT)
             peak = base
             # One RSS sample per 20 ms of the load, and one more the moment it ends.
             while True:
@@ -113,7 +116,9 @@ def run_policy(args, policy):
                     break
                 except subprocess.TimeoutExpired:
                     pass
-            bench_out = bench.stdout.read().decode(errors="replace")
+            bench_log.seek(0)
+            bench_out = bench_log.read().decode(errors="replace")
+            bench_log.close()
             peak = max(peak, rss(server.pid))
             # redis-benchmark stops at the first error reply: noeviction's refusal ends its run.
             if bench.returncode != 0 and not (policy == "noeviction" and OOM in bench_out):
