@@ -9,10 +9,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "protocol/request_parser.h"
 #include "server/command_table.h"
+#include "server/file_io.h"
 
 namespace warden::server {
 
@@ -23,13 +23,6 @@ const std::string_view kAclCategories[21] = {
     "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
 
 namespace {
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::uint32_t CategoriesOf(const CommandSpec& spec) {
   std::uint32_t bits = 0;
@@ -73,30 +66,17 @@ const CommandSpec* LookupForAcl(std::string_view name) {
   return FindCommand(base->subcommands(), sub);
 }
 
-bool HasSpaces(std::string_view s) {
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '\0') return true;
-  }
-  return false;
-}
-
 bool IsPasswordHash(std::string_view hash) {
   if (hash.size() != 64) return false;
   return std::all_of(hash.begin(), hash.end(),
                      [](char c) { return (c >= 'a' && c <= 'f') || (c >= '0' && c <= '9'); });
 }
 
-// Redis's ACLChangeSelectorPerm: a container takes its subcommands with it.
-void ChangePerm(AclSelector& s, std::uint16_t id, bool allow) {
-  s.SetBit(id, allow);
-  s.first_args.erase(id);
-  for (std::uint16_t sub : AclCommands()[id].subcommands) s.SetBit(sub, allow);
-}
-
 void SetCategory(AclSelector& s, std::uint32_t bit, bool allow) {
   const std::vector<AclCommand>& commands = AclCommands();
   for (std::size_t id = 0; id < commands.size(); ++id) {
-    if ((commands[id].categories & bit) != 0) ChangePerm(s, static_cast<std::uint16_t>(id), allow);
+    if ((commands[id].categories & bit) != 0)
+      AclChangePerm(s, static_cast<std::uint16_t>(id), allow);
   }
 }
 
@@ -116,7 +96,9 @@ constexpr std::string_view kBadHash =
     "characters";
 constexpr std::string_view kFirstArgOfSub = "Allowing first-arg of a subcommand is not supported";
 
-std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_view op) {
+}  // namespace
+
+std::optional<std::string_view> AclApplySelectorRule(AclSelector& s, std::string_view op) {
   if (EqualsNoCase(op, "allkeys") || op == "~*") {
     s.flags |= AclSelector::kAllKeys;
     s.keys.clear();
@@ -162,7 +144,7 @@ std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_vi
       perms = kAclReadWrite;
     }
     const std::string_view pattern = op.substr(offset);
-    if (HasSpaces(pattern)) return kSyntax;
+    if (AclHasSpaces(pattern)) return kSyntax;
     auto it = std::find_if(s.keys.begin(), s.keys.end(),
                            [&](const AclKeyPattern& k) { return k.pattern == pattern; });
     if (it == s.keys.end()) {
@@ -174,7 +156,7 @@ std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_vi
   } else if (op[0] == '&') {
     if ((s.flags & AclSelector::kAllChannels) != 0) return kAfterAllChannels;
     const std::string_view pattern = op.substr(1);
-    if (HasSpaces(pattern)) return kSyntax;
+    if (AclHasSpaces(pattern)) return kSyntax;
     if (std::find(s.channels.begin(), s.channels.end(), pattern) == s.channels.end()) {
       s.channels.emplace_back(pattern);
     }
@@ -185,23 +167,23 @@ std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_vi
     if (bar == std::string_view::npos) {
       const CommandSpec* spec = LookupForAcl(name);
       if (spec == nullptr) return kUnknownCommand;
-      ChangePerm(s, AclCommandId(*spec), true);
+      AclChangePerm(s, CommandId(*spec), true);
       return std::nullopt;
     }
     const std::string_view base_name = name.substr(0, bar);
     const std::string_view sub = name.substr(bar + 1);
     const CommandSpec* base = LookupForAcl(base_name);
     if (base == nullptr) return kUnknownCommand;
-    if (AclCommands()[AclCommandId(*base)].parent != nullptr) return kFirstArgOfSub;
+    if (AclCommands()[CommandId(*base)].parent != nullptr) return kFirstArgOfSub;
     // Redis 7.0 takes a first argument with a space, which ACL LIST then writes as two rules
     // that do not read back: refused instead (README, Known differences).
-    if (sub.empty() || HasSpaces(sub)) return kSyntax;
+    if (sub.empty() || AclHasSpaces(sub)) return kSyntax;
     if (base->is_container()) {
       const CommandSpec* spec = LookupForAcl(name);
       if (spec == nullptr) return kUnknownCommand;
-      ChangePerm(s, AclCommandId(*spec), true);
+      AclChangePerm(s, CommandId(*spec), true);
     } else {
-      std::vector<std::string>& allowed = s.first_args[AclCommandId(*base)];
+      std::vector<std::string>& allowed = s.first_args[CommandId(*base)];
       const bool known = std::any_of(allowed.begin(), allowed.end(),
                                      [&](const std::string& a) { return EqualsNoCase(a, sub); });
       if (!known) allowed.emplace_back(sub);
@@ -209,7 +191,7 @@ std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_vi
   } else if (op[0] == '-' && (op.size() < 2 || op[1] != '@')) {
     const CommandSpec* spec = LookupForAcl(op.substr(1));
     if (spec == nullptr) return kUnknownCommand;
-    ChangePerm(s, AclCommandId(*spec), false);
+    AclChangePerm(s, CommandId(*spec), false);
   } else if (op[0] == '+' || op[0] == '-') {
     const std::uint32_t bit = AclCategoryBit(op.substr(2));
     if (bit == 0) return kUnknownCommand;
@@ -220,60 +202,7 @@ std::optional<std::string_view> ApplySelectorRule(AclSelector& s, std::string_vi
   return std::nullopt;
 }
 
-// Redis's sdssplitargs for a selector's body: words split at spaces, quotes honoured.
-std::optional<std::vector<std::string>> SplitSelectorBody(std::string_view body) {
-  std::vector<std::string> words;
-  std::size_t i = 0;
-  while (true) {
-    while (i < body.size() && std::isspace(static_cast<unsigned char>(body[i]))) ++i;
-    if (i == body.size()) return words;
-    std::string word;
-    bool in_double = false;
-    bool in_single = false;
-    for (; i < body.size(); ++i) {
-      const char c = body[i];
-      if (in_double) {
-        if (c == '\\' && i + 1 < body.size()) {
-          const char n = body[++i];
-          word.push_back(n == 'n' ? '\n' : n == 't' ? '\t' : n == 'r' ? '\r' : n);
-        } else if (c == '"') {
-          if (i + 1 < body.size() && !std::isspace(static_cast<unsigned char>(body[i + 1]))) {
-            return std::nullopt;
-          }
-          in_double = false;
-          ++i;
-          break;
-        } else {
-          word.push_back(c);
-        }
-      } else if (in_single) {
-        if (c == '\\' && i + 1 < body.size() && body[i + 1] == '\'') {
-          word.push_back('\'');
-          ++i;
-        } else if (c == '\'') {
-          if (i + 1 < body.size() && !std::isspace(static_cast<unsigned char>(body[i + 1]))) {
-            return std::nullopt;
-          }
-          in_single = false;
-          ++i;
-          break;
-        } else {
-          word.push_back(c);
-        }
-      } else if (std::isspace(static_cast<unsigned char>(c))) {
-        break;
-      } else if (c == '"') {
-        in_double = true;
-      } else if (c == '\'') {
-        in_single = true;
-      } else {
-        word.push_back(c);
-      }
-    }
-    if (in_double || in_single) return std::nullopt;
-    words.push_back(std::move(word));
-  }
-}
+namespace {
 
 // Redis's ACLMergeSelectorArguments: a selector may be spread over several words; they are
 // joined with spaces. Nullopt if one is left open; `open_at` is then where it started.
@@ -327,7 +256,18 @@ bool IsPrefixGlob(std::string_view pattern) {
   return pattern.substr(0, pattern.size() - 1).find_first_of("*?[\\") == std::string_view::npos;
 }
 
-std::uint16_t AclCommandId(const CommandSpec& spec) { return CommandId(spec); }
+void AclChangePerm(AclSelector& s, std::uint16_t id, bool allow) {
+  s.SetBit(id, allow);
+  s.first_args.erase(id);
+  for (std::uint16_t sub : AclCommands()[id].subcommands) s.SetBit(sub, allow);
+}
+
+bool AclHasSpaces(std::string_view s) {
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '\0') return true;
+  }
+  return false;
+}
 const std::vector<AclCommand>& AclCommands() { return Index(); }
 
 std::uint32_t AclCategoryBit(std::string_view name) {
@@ -394,12 +334,15 @@ std::optional<std::string> AclApplyRule(AclUser& u, std::string_view op, bool pu
   } else if (op[0] == '(' && op.back() == ')') {
     AclSelector selector;
     if (pubsub_default_all) selector.flags |= AclSelector::kAllChannels;
-    // Unbalanced quotes give Redis's sdssplitargs no words: the selector is added empty.
-    const std::vector<std::string> words =
-        SplitSelectorBody(op.substr(1, op.size() - 2)).value_or(std::vector<std::string>());
-    for (const std::string& word : words) {
+    // The body is split as Redis's sdssplitargs splits it; unbalanced quotes give no words, and
+    // the selector is added empty.
+    std::string storage;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    if (!protocol::SplitInlineArgs(op.substr(1, op.size() - 2), storage, spans)) spans.clear();
+    for (const auto& [at, length] : spans) {
+      const std::string_view word(storage.data() + at, length);
       if (word.empty()) continue;
-      if (auto error = ApplySelectorRule(selector, word)) return fail(*error);
+      if (auto error = AclApplySelectorRule(selector, word)) return fail(*error);
     }
     u.selectors.push_back(std::move(selector));
   } else if (EqualsNoCase(op, "clearselectors")) {
@@ -412,22 +355,29 @@ std::optional<std::string> AclApplyRule(AclUser& u, std::string_view op, bool pu
     for (std::string_view step : {"off", "sanitize-payload", "clearselectors", "-@all"}) {
       AclApplyRule(u, step, pubsub_default_all);
     }
-  } else if (auto error = ApplySelectorRule(u.selectors.front(), op)) {
+  } else if (auto error = AclApplySelectorRule(u.selectors.front(), op)) {
     return fail(*error);
   }
   return std::nullopt;
 }
 
 Acl::Acl() {
-  auto user = std::make_unique<AclUser>();
-  user->name = "default";
-  user->selectors.emplace_back().flags = AclSelector::kRoot;
+  std::unique_ptr<AclUser> user = NewUser("default");
   for (std::string_view rule : {"+@all", "~*", "&*", "on", "nopass"}) {
     AclApplyRule(*user, rule, false);
   }
   user->Changed();
   default_user_ = user.get();
   users_.emplace("default", std::move(user));
+}
+
+std::unique_ptr<AclUser> Acl::NewUser(std::string_view name) const {
+  auto user = std::make_unique<AclUser>();
+  user->name.assign(name);
+  AclSelector& root = user->selectors.emplace_back();
+  root.flags = AclSelector::kRoot;
+  if (pubsub_default_all) root.flags |= AclSelector::kAllChannels;
+  return user;
 }
 
 AclUser* Acl::Find(std::string_view name) {
@@ -445,15 +395,7 @@ std::optional<std::string> Acl::SetUser(std::string_view name,
            "'.";
   }
   AclUser* existing = Find(name);
-  AclUser staged;
-  if (existing != nullptr) {
-    staged = *existing;
-  } else {
-    staged.name.assign(name);
-    AclSelector& root = staged.selectors.emplace_back();
-    root.flags = AclSelector::kRoot;
-    if (pubsub_default_all) root.flags |= AclSelector::kAllChannels;
-  }
+  AclUser staged = existing != nullptr ? *existing : std::move(*NewUser(name));
   for (const std::string& op : *merged) {
     if (auto error = AclApplyRule(staged, op, pubsub_default_all)) {
       return "Error in ACL SETUSER modifier '" + op + "': " + *error;
@@ -504,15 +446,12 @@ AclUser* Acl::Authenticate(std::string_view name, std::string_view password) {
 
 std::optional<std::string> Acl::LoadFile(const std::string& path,
                                          std::vector<std::unique_ptr<AclUser>>& dropped) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(errno);
+  std::string text;
+  if (const std::optional<int> err = ReadFileBytes(path, text)) {
+    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(*err);
   }
-  std::stringstream contents;
-  contents << in.rdbuf();
   std::string errors;
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;
-  std::string text = contents.str();
   std::size_t line_start = 0;
   for (int number = 1; line_start <= text.size(); ++number) {
     std::size_t end = text.find('\n', line_start);
@@ -534,7 +473,7 @@ std::optional<std::string> Acl::LoadFile(const std::string& path,
       errors += where + " should start with user keyword followed by the username. ";
       continue;
     }
-    if (HasSpaces(argv[1])) {
+    if (AclHasSpaces(argv[1])) {
       errors +=
           "'" + where + ": username '" + std::string(argv[1]) + "' contains invalid characters. ";
       continue;
@@ -544,11 +483,7 @@ std::optional<std::string> Acl::LoadFile(const std::string& path,
                 std::to_string(number) + ". ";
       continue;
     }
-    auto user = std::make_unique<AclUser>();
-    user->name.assign(argv[1]);
-    AclSelector& root = user->selectors.emplace_back();
-    root.flags = AclSelector::kRoot;
-    if (pubsub_default_all) root.flags |= AclSelector::kAllChannels;
+    std::unique_ptr<AclUser> user = NewUser(argv[1]);
     std::optional<std::vector<std::string>> merged =
         MergeSelectorWords(std::span<const std::string_view>(argv).subspan(2));
     if (!merged.has_value()) {
@@ -598,16 +533,13 @@ std::optional<std::string> Acl::SaveFile(const std::string& path) const {
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return std::string("Opening temp ACL file for ACL SAVE: ") + std::strerror(errno);
-  const ssize_t written = ::write(fd, text.data(), text.size());
-  const int write_errno = errno;
   // Synced before the rename, so a crash leaves the old file or the whole new one.
-  const bool synced = written == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+  int err = WriteAll(fd, text);
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
   ::close(fd);
-  if (!synced) {
+  if (err != 0) {
     ::unlink(temp.c_str());
-    return std::string("Writing ACL file for ACL SAVE: ") + std::strerror(written < 0  ? write_errno
-                                                                          : errno != 0 ? errno
-                                                                                       : EIO);
+    return std::string("Writing ACL file for ACL SAVE: ") + std::strerror(err);
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
@@ -619,14 +551,10 @@ std::optional<std::string> Acl::SaveFile(const std::string& path) const {
 
 std::optional<std::string> Acl::AddConfiguredUser(std::span<const std::string> line) {
   const std::string& name = line[0];
-  if (HasSpaces(name)) return "Spaces not allowed in ACL usernames";
+  if (AclHasSpaces(name)) return "Spaces not allowed in ACL usernames";
   AclUser* user = Find(name);
   if (user == nullptr) {
-    auto made = std::make_unique<AclUser>();
-    made->name = name;
-    AclSelector& root = made->selectors.emplace_back();
-    root.flags = AclSelector::kRoot;
-    if (pubsub_default_all) root.flags |= AclSelector::kAllChannels;
+    std::unique_ptr<AclUser> made = NewUser(name);
     user = made.get();
     users_.emplace(name, std::move(made));
   } else {

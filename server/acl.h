@@ -112,8 +112,7 @@ struct AclCommand {
   std::vector<std::uint16_t> subcommands;
 };
 extern const std::string_view kAclCategories[21];
-// The id of `spec` (a command or subcommand of the table); every one has one.
-std::uint16_t AclCommandId(const CommandSpec& spec);
+// Indexed by CommandId (command_table.h).
 const std::vector<AclCommand>& AclCommands();
 // The bit of a category name, case-insensitive; 0 if unknown.
 std::uint32_t AclCategoryBit(std::string_view name);
@@ -162,9 +161,22 @@ class Acl {
   void AddLogEntry(AclLogEntry entry, std::size_t max_len);
 
  private:
+  // A user as Redis creates one: off, no passwords, a root selector allowing nothing (every
+  // channel under acl-pubsub-default allchannels).
+  std::unique_ptr<AclUser> NewUser(std::string_view name) const;
+
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
   AclUser* default_user_ = nullptr;
 };
+
+// Applies one selector rule (Redis's ACLSetSelector: commands, keys, channels); returns the
+// error text if it is not one.
+std::optional<std::string_view> AclApplySelectorRule(AclSelector& selector, std::string_view rule);
+// Redis's ACLChangeSelectorPerm: allows or denies one command, a container with its
+// subcommands, and forgets its allowed first arguments.
+void AclChangePerm(AclSelector& selector, std::uint16_t id, bool allow);
+// Redis's ACLStringHasSpaces: a blank or NUL byte, which user names and patterns may not hold.
+bool AclHasSpaces(std::string_view s);
 
 // Applies one rule (Redis's ACLSetUser); returns the error text if it is not one.
 std::optional<std::string> AclApplyRule(AclUser& user, std::string_view rule,

@@ -61,39 +61,41 @@ bool CommandAllowed(const AclSelector& s, const CommandSpec& spec, std::uint16_t
   const std::size_t idx = AclCommands()[id].parent != nullptr ? 2 : 1;
   if (idx >= args.size()) return false;
   for (const std::string& allowed : first->second) {
-    if (allowed.size() == args[idx].size() &&
-        std::equal(allowed.begin(), allowed.end(), args[idx].begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) ==
-                 std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return true;
-    }
+    if (EqualsNoCase(allowed, args[idx])) return true;
   }
   return false;
 }
 
-AclDenial CheckSelector(const AclSelector& s, const CommandSpec& spec, std::uint16_t id,
-                        std::span<const std::string_view> args, std::vector<KeyRef>& keys,
-                        bool& keys_found, int& pos) {
-  if (!CommandAllowed(s, spec, id, args)) return AclDenial::kCommand;
-  if ((s.flags & AclSelector::kAllKeys) == 0 && CommandHasKeys(spec)) {
-    if (!keys_found) {
-      FindCommandKeys(spec, args, keys);
-      keys_found = true;
+// What a request names, worked out once for all the selectors a check tries.
+struct Request {
+  const CommandSpec& spec;
+  std::uint16_t id;
+  std::span<const std::string_view> args;
+  bool has_keys;
+  ChannelUse channels;
+  std::vector<KeyRef>& keys;  // found when a selector first needs them
+  bool keys_found = false;
+};
+
+AclDenial CheckSelector(const AclSelector& s, Request& r, int& pos) {
+  if (!CommandAllowed(s, r.spec, r.id, r.args)) return AclDenial::kCommand;
+  if ((s.flags & AclSelector::kAllKeys) == 0 && r.has_keys) {
+    if (!r.keys_found) {
+      FindCommandKeys(r.id, r.args, r.keys);
+      r.keys_found = true;
     }
-    for (const KeyRef& key : keys) {
-      if (!KeyAllowed(s, args[static_cast<std::size_t>(key.pos)], key.flags)) {
+    for (const KeyRef& key : r.keys) {
+      if (!KeyAllowed(s, r.args[static_cast<std::size_t>(key.pos)], key.flags)) {
         pos = key.pos;
         return AclDenial::kKey;
       }
     }
   }
-  const ChannelUse use = ChannelsOf(spec);
-  if ((s.flags & AclSelector::kAllChannels) == 0 && use != kNoChannels) {
+  if ((s.flags & AclSelector::kAllChannels) == 0 && r.channels != kNoChannels) {
     const std::size_t stop =
-        use == kPublishes ? std::min<std::size_t>(2, args.size()) : args.size();
+        r.channels == kPublishes ? std::min<std::size_t>(2, r.args.size()) : r.args.size();
     for (std::size_t i = 1; i < stop; ++i) {
-      if (!ChannelInList(s.channels, args[i], use == kSubscribesPattern)) {
+      if (!ChannelInList(s.channels, r.args[i], r.channels == kSubscribesPattern)) {
         pos = static_cast<int>(i);
         return AclDenial::kChannel;
       }
@@ -106,15 +108,16 @@ AclDenial CheckSelector(const AclSelector& s, const CommandSpec& spec, std::uint
 
 AclDenial AclCheck(const AclUser& user, const CommandSpec& spec,
                    std::span<const std::string_view> args, int& pos) {
-  const std::uint16_t id = AclCommandId(spec);
+  // The key buffer is reused: the check runs on every request of a limited user, and allocates
+  // nothing once warm.
+  thread_local std::vector<KeyRef> keys;
+  const std::uint16_t id = CommandId(spec);
+  Request request{spec, id, args, CommandHasKeys(id), ChannelsOf(spec), keys};
   AclDenial relevant = AclDenial::kCommand;
   int last_pos = 0;
-  // Reused: the check runs on every request of a limited user, and allocates nothing once warm.
-  thread_local std::vector<KeyRef> keys;
-  bool keys_found = false;
   for (const AclSelector& s : user.selectors) {
     int at = 0;
-    const AclDenial result = CheckSelector(s, spec, id, args, keys, keys_found, at);
+    const AclDenial result = CheckSelector(s, request, at);
     if (result == AclDenial::kNone) return AclDenial::kNone;
     if (result > relevant || (result == relevant && at > last_pos)) {
       relevant = result;

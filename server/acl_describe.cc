@@ -24,13 +24,6 @@ void CountCategory(const AclSelector& s, std::uint32_t bit, unsigned long& on, u
   }
 }
 
-void Apply(AclSelector& s, const std::string& op) {
-  AclUser scratch;
-  scratch.selectors.push_back(std::move(s));
-  AclApplyRule(scratch, op, false);
-  s = std::move(scratch.selectors.front());
-}
-
 void AppendPattern(std::string& out, const AclKeyPattern& key) {
   out += key.perms == kAclReadWrite ? "~" : key.perms == kAclRead ? "%R~" : "%W~";
   out += key.pattern;
@@ -43,7 +36,7 @@ std::string AclDescribeCommands(const AclSelector& selector) {
   const bool additive = !selector.Allows(AclSelector::kFutureBit);
   AclSelector fake;
   rules = additive ? "-@all " : "+@all ";
-  Apply(fake, additive ? "-@all" : "+@all");
+  AclApplySelectorRule(fake, additive ? "-@all" : "+@all");
 
   AclSelector temp;
   temp.allowed = selector.allowed;
@@ -68,8 +61,8 @@ std::string AclDescribeCommands(const AclSelector& selector) {
     if (best < 0) break;
     const std::string name(kAclCategories[best]);
     const std::string op = (additive ? "+@" : "-@") + name;
-    Apply(fake, op);
-    Apply(temp, (additive ? "-@" : "+@") + name);
+    AclApplySelectorRule(fake, op);
+    AclApplySelectorRule(temp, (additive ? "-@" : "+@") + name);
     rules += op;
     rules += ' ';
     applied[best] = true;
@@ -83,9 +76,7 @@ std::string AclDescribeCommands(const AclSelector& selector) {
       rules += userbit ? '+' : '-';
       rules += commands[id].spec->name;
       rules += ' ';
-      // Redis's ACLChangeSelectorPerm on the scratch selector, subcommands included.
-      fake.SetBit(id, userbit);
-      for (std::uint16_t sub : commands[id].subcommands) fake.SetBit(sub, userbit);
+      AclChangePerm(fake, static_cast<std::uint16_t>(id), userbit);
     }
     const auto first = selector.first_args.find(static_cast<std::uint16_t>(id));
     if (!userbit && first != selector.first_args.end()) {

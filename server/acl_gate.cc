@@ -22,12 +22,6 @@ void SetDefaultAuth(ServerState& server, Session& session) {
       (def.flags & AclUser::kNoPass) != 0 && (def.flags & AclUser::kDisabled) == 0;
 }
 
-std::string_view DenialObject(AclDenial reason, const CommandSpec& spec,
-                              std::span<const std::string_view> args, int pos) {
-  if (reason == AclDenial::kCommand) return spec.name;
-  return args[static_cast<std::size_t>(pos)];
-}
-
 void LogAclDenial(ServerState& server, Session& session, AclDenial reason, AclContext context,
                   std::string_view object, std::string_view username) {
   AclLogEntry entry;
@@ -39,21 +33,44 @@ void LogAclDenial(ServerState& server, Session& session, AclDenial reason, AclCo
   const Session* real = &session;
   if (session.is_script && server.scripts->caller() != nullptr) real = server.scripts->caller();
   AppendClientInfo(*real, entry.ctime_ms, entry.client_info);
-  server.acl.AddLogEntry(std::move(entry), static_cast<std::size_t>(std::max<std::int64_t>(
-                                               0, server.config.acllog_max_len)));
+  // acllog-max-len is at least 0.
+  server.acl.AddLogEntry(std::move(entry), static_cast<std::size_t>(server.config.acllog_max_len));
 }
+
+namespace {
+
+// What ACL LOG names as refused: the command, or the key or channel at `pos`.
+std::string_view DenialObject(AclDenial reason, const CommandSpec& spec,
+                              std::span<const std::string_view> args, int pos) {
+  if (reason == AclDenial::kCommand) return spec.name;
+  return args[static_cast<std::size_t>(pos)];
+}
+
+// The check, and the ACL LOG entry of a denial (Redis logs before it replies).
+AclDenial CheckAndLog(ServerState& server, Session& session, const CommandSpec& spec,
+                      std::span<const std::string_view> args, AclContext context) {
+  int pos = 0;
+  const AclDenial denial = AclCheck(*session.user, spec, args, pos);
+  if (denial != AclDenial::kNone) {
+    LogAclDenial(server, session, denial, context, DenialObject(denial, spec, args, pos),
+                 session.user->name);
+  }
+  return denial;
+}
+
+}  // namespace
 
 bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec,
                   std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
-  int pos = 0;
-  const AclDenial denial = AclCheck(*session.user, spec, args, pos);
-  if (denial == AclDenial::kNone) return false;
   // Redis has already made this the client's current command when it logs.
+  const CommandSpec* previous = session.last_command;
   session.last_command = &spec;
-  LogAclDenial(server, session, denial,
-               session.in_multi ? AclContext::kMulti : AclContext::kTopLevel,
-               DenialObject(denial, spec, args, pos), session.user->name);
+  const AclDenial denial = CheckAndLog(
+      server, session, spec, args, session.in_multi ? AclContext::kMulti : AclContext::kTopLevel);
   switch (denial) {
+    case AclDenial::kNone:
+      session.last_command = previous;
+      return false;
     case AclDenial::kCommand:
       reply.Error({"NOPERM this user has no permissions to run the '", spec.name, "' command"});
       break;
@@ -66,6 +83,52 @@ bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec
           "NOPERM this user has no permissions to access one of the channels used as arguments");
       break;
   }
+  return true;
+}
+
+bool RefusedInScript(ServerState& server, Session& session, const CommandSpec& spec,
+                     std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  // Redis's getAclErrorMessage, after "The user executing the script ".
+  switch (CheckAndLog(server, session, spec, args, AclContext::kLua)) {
+    case AclDenial::kNone:
+      return false;
+    case AclDenial::kCommand:
+      reply.Error("ERR The user executing the script can't run this command or subcommand");
+      break;
+    case AclDenial::kKey:
+      reply.Error(
+          "ERR The user executing the script can't access at least one of the keys mentioned in "
+          "the command arguments");
+      break;
+    default:
+      reply.Error(
+          "ERR The user executing the script can't publish to the channel mentioned in the "
+          "command");
+      break;
+  }
+  return true;
+}
+
+bool RefusedSinceQueued(ServerState& server, Session& session, const CommandSpec& spec,
+                        std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  std::string_view reason;
+  switch (CheckAndLog(server, session, spec, args, AclContext::kMulti)) {
+    case AclDenial::kNone:
+      return false;
+    case AclDenial::kCommand:
+      reason = "no permission to execute the command or subcommand";
+      break;
+    case AclDenial::kKey:
+      reason = "no permission to touch the specified keys";
+      break;
+    default:
+      reason = "no permission to access one of the channels used as arguments";
+      break;
+  }
+  reply.Error(
+      {"NOPERM ACLs rules changed between the moment the transaction was accumulated and "
+       "the EXEC call. This command is no longer allowed for the following reason: ",
+       reason});
   return true;
 }
 

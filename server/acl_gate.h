@@ -26,17 +26,21 @@ bool AuthRequired(ServerState& server, const Session& session);
 // authenticated if that user takes no password.
 void SetDefaultAuth(ServerState& server, Session& session);
 
-// The ACL check of a top-level request (processCommand); true having written the NOPERM error.
+// The ACL checks of a limited user's request, each true having logged the denial and written
+// Redis's error for its place: a top-level request (processCommand's NOPERM), a command a
+// script calls (script.c's "The user executing the script ..."), and a command EXEC runs, for
+// rules changed while it was queued (multi.c).
 bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec,
                   std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+bool RefusedInScript(ServerState& server, Session& session, const CommandSpec& spec,
+                     std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+bool RefusedSinceQueued(ServerState& server, Session& session, const CommandSpec& spec,
+                        std::span<const std::string_view> args, protocol::ReplyWriter& reply);
 
 // Adds an ACL LOG entry for `session` (a script's denial is logged with its caller's details).
 // `object` is what was refused: a command's full name, a key, a channel, or AUTH's own name.
 void LogAclDenial(ServerState& server, Session& session, AclDenial reason, AclContext context,
                   std::string_view object, std::string_view username);
-// The object of a denial from AclCheck.
-std::string_view DenialObject(AclDenial reason, const CommandSpec& spec,
-                              std::span<const std::string_view> args, int pos);
 
 // Start-up: the `user` lines of the configuration, or the ACL file (Redis's
 // ACLLoadUsersAtStartup). Returns the reason not to start.

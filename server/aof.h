@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "server/aof_jobs.h"
+#include "server/file_io.h"
 
 namespace warden::storage {
 class Databases;
@@ -36,9 +37,6 @@ class Databases;
 namespace warden::server {
 
 class ServerState;
-
-// Appends the whole file at `path` to `out`; the errno of a failure.
-std::optional<int> ReadFileBytes(const std::string& path, std::string& out);
 
 // Appends `argv` as a RESP array of bulk strings.
 void AppendCommand(std::string& out, std::span<const std::string_view> argv);

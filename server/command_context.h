@@ -39,5 +39,7 @@ void ReplyHelp(protocol::ReplyWriter& reply, std::span<const std::string_view> l
 
 // Case-insensitive comparison of an argument with a lower-case option name.
 bool ArgIs(std::string_view arg, std::string_view lower_name);
+// Case-insensitive (ASCII) comparison of two strings, as strcasecmp.
+bool EqualsNoCase(std::string_view a, std::string_view b);
 
 }  // namespace warden::server

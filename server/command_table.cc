@@ -322,6 +322,15 @@ void ReplyHelp(protocol::ReplyWriter& reply, std::span<const std::string_view> l
   for (std::string_view line : lines) reply.Status(line);
 }
 
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    if (fold(a[i]) != fold(b[i])) return false;
+  }
+  return true;
+}
+
 bool ArgIs(std::string_view arg, std::string_view lower_name) {
   if (arg.size() != lower_name.size()) return false;
   for (std::size_t i = 0; i < arg.size(); ++i) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/request_parser.h"
+#include "server/command_context.h"
 #include "server/eviction.h"
 #include "server/log.h"
 #include "server/notify.h"
@@ -19,15 +20,6 @@ namespace warden::server {
 namespace {
 
 using SetResult = std::optional<std::string>;
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-    if (fold(a[i]) != fold(b[i])) return false;
-  }
-  return true;
-}
 
 std::string Between(std::int64_t lo, std::int64_t hi) {
   char buf[128];

@@ -293,20 +293,10 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
     server.command_stats.Reject(spec);
     return;
   }
-  if (session.user != nullptr && !session.user->unrestricted) {
-    int pos = 0;
-    const AclDenial denial = AclCheck(*session.user, *spec, args, pos);
-    if (denial != AclDenial::kNone) [[unlikely]] {
-      LogAclDenial(server, session, denial, AclContext::kLua,
-                   DenialObject(denial, *spec, args, pos), session.user->name);
-      reply.Error({"ERR The user executing the script ",
-                   denial == AclDenial::kCommand ? "can't run this command or subcommand"
-                   : denial == AclDenial::kKey
-                       ? "can't access at least one of the keys mentioned in the command arguments"
-                       : "can't publish to the channel mentioned in the command"});
-      server.command_stats.Reject(spec);
-      return;
-    }
+  if (session.user != nullptr && !session.user->unrestricted &&
+      RefusedInScript(server, session, *spec, args, reply)) [[unlikely]] {
+    server.command_stats.Reject(spec);
+    return;
   }
   if ((spec->flags & kWrite) != 0 && read_only) {
     reply.Error("ERR Write commands are not allowed from read-only scripts.");

@@ -168,13 +168,13 @@ bool AddKeys(const KeySpec& spec, std::span<const std::string_view> args,
 
 }  // namespace
 
-bool CommandHasKeys(const CommandSpec& spec) { return Specs()[CommandId(spec)].has_keys; }
+bool CommandHasKeys(std::uint16_t command_id) { return Specs()[command_id].has_keys; }
 
-void FindCommandKeys(const CommandSpec& spec, std::span<const std::string_view> args,
+void FindCommandKeys(std::uint16_t command_id, std::span<const std::string_view> args,
                      std::vector<KeyRef>& out) {
   out.clear();
   // SET's flags depend on GET (Redis's setGetKeys).
-  if (spec.handler == SetCommand) {
+  if (CommandById(command_id).handler == SetCommand) {
     std::uint16_t flags = kKeyOW | kKeyUpdate;
     for (std::size_t i = 3; i < args.size(); ++i) {
       if (ArgIs(args[i], "get")) flags = kKeyRW | kKeyAccess | kKeyUpdate;
@@ -182,7 +182,7 @@ void FindCommandKeys(const CommandSpec& spec, std::span<const std::string_view> 
     if (args.size() > 1) out.push_back({1, flags});
     return;
   }
-  for (const KeySpec& s : Specs()[CommandId(spec)].specs) {
+  for (const KeySpec& s : Specs()[command_id].specs) {
     if ((s.flags & kKeyNotKey) != 0) continue;
     if (!AddKeys(s, args, out)) {
       out.clear();

@@ -32,12 +32,13 @@ struct KeyRef {
   std::uint16_t flags;
 };
 
-// True if `spec` may name keys (a key spec that is not NOT_KEY).
-bool CommandHasKeys(const CommandSpec& spec);
+// True if the command with this CommandId may name keys (a key spec that is not NOT_KEY).
+bool CommandHasKeys(std::uint16_t command_id);
 
-// Replaces `out` with the keys of `args` (a request for `spec`). A request whose specs do not
-// fit its arguments (a bad numkeys) names no keys: the command itself reports the error.
-void FindCommandKeys(const CommandSpec& spec, std::span<const std::string_view> args,
+// Replaces `out` with the keys of `args`, a request for the command with this CommandId. A
+// request whose specs do not fit its arguments (a bad numkeys) names no keys: the command itself
+// reports the error.
+void FindCommandKeys(std::uint16_t command_id, std::span<const std::string_view> args,
                      std::vector<KeyRef>& out);
 
 }  // namespace warden::server

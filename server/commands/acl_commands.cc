@@ -55,14 +55,9 @@ void AclWhoamiCommand(CommandContext& ctx) {
   }
 }
 
-bool HasSpacesOrNul(std::string_view s) {
-  return std::any_of(s.begin(), s.end(),
-                     [](char c) { return c == '\0' || c == ' ' || (c >= '\t' && c <= '\r'); });
-}
-
 void AclSetuserCommand(CommandContext& ctx) {
   const std::string_view name = ctx.arg(2);
-  if (HasSpacesOrNul(name)) {
+  if (AclHasSpaces(name)) {
     ctx.reply.Error("ERR Usernames can't contain spaces or null characters");
     return;
   }

@@ -30,28 +30,6 @@ void DiscardCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-namespace {
-
-// Redis's EXEC checks ACLs again, in case the user's rules changed while it queued.
-bool RefusedSinceQueued(ServerState& server, Session& session, const CommandSpec& spec,
-                        std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
-  int pos = 0;
-  const AclDenial denial = AclCheck(*session.user, spec, args, pos);
-  if (denial == AclDenial::kNone) return false;
-  LogAclDenial(server, session, denial, AclContext::kMulti, DenialObject(denial, spec, args, pos),
-               session.user->name);
-  reply.Error(
-      {"NOPERM ACLs rules changed between the moment the transaction was accumulated and "
-       "the EXEC call. This command is no longer allowed for the following reason: ",
-       denial == AclDenial::kCommand ? "no permission to execute the command or subcommand"
-       : denial == AclDenial::kKey   ? "no permission to touch the specified keys"
-                                     : "no permission to access one of the channels used "
-                                       "as arguments"});
-  return true;
-}
-
-}  // namespace
-
 void ExecCommand(CommandContext& ctx) {
   Session& session = ctx.session;
   ServerState& server = ctx.server;
@@ -87,6 +65,7 @@ void ExecCommand(CommandContext& ctx) {
   args.swap(multi.exec_args);
   for (std::size_t i = 0; i < queued.size(); ++i) {
     queued.Args(i, args);
+    // Redis's EXEC checks ACLs again, in case the user's rules changed while it queued.
     if (session.user != nullptr && !session.user->unrestricted &&
         RefusedSinceQueued(server, session, queued.spec(i), args, ctx.reply)) {
       continue;

@@ -21,7 +21,7 @@ namespace {
 std::vector<std::pair<int, std::uint16_t>> Keys(std::vector<std::string_view> args) {
   const CommandSpec* spec = FindTopLevelCommand(args[0]);
   std::vector<KeyRef> refs;
-  FindCommandKeys(*spec, args, refs);
+  FindCommandKeys(CommandId(*spec), args, refs);
   std::vector<std::pair<int, std::uint16_t>> out;
   for (const KeyRef& r : refs) out.emplace_back(r.pos, r.flags);
   return out;
@@ -44,8 +44,8 @@ TEST(KeySpecsTest, FindsKeysAsRedisDoes) {
   EXPECT_TRUE(Keys({"eval", "s", "x", "a"}).empty());
   EXPECT_TRUE(Keys({"eval", "s", "-1", "a"}).empty());
   EXPECT_TRUE(Keys({"keys", "*"}).empty());
-  EXPECT_FALSE(CommandHasKeys(*FindTopLevelCommand("keys")));
-  EXPECT_TRUE(CommandHasKeys(*FindTopLevelCommand("get")));
+  EXPECT_FALSE(CommandHasKeys(CommandId(*FindTopLevelCommand("keys"))));
+  EXPECT_TRUE(CommandHasKeys(CommandId(*FindTopLevelCommand("get"))));
 }
 
 TEST(AclModelTest, PrefixPatternsMatchAsGlobsDo) {
