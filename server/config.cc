@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "protocol/request_parser.h"
+#include "server/config_options.h"
 #include "server/notify.h"
 
 namespace warden::server {
@@ -429,6 +430,12 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     if (on) return Fail(d, "warden does not daemonize: run it under a supervisor");
     return std::nullopt;
   }
+  // The options whose only parser is CONFIG SET's (the tls-* rows) take one value.
+  if (const ConfigOption* option = FindConfigOption(name); option != nullptr && option->set) {
+    if (!one()) return Fail(d, "wrong number of arguments");
+    if (auto error = option->set(c, a[0])) return Fail(d, *error);
+    return std::nullopt;
+  }
   return ConfigError{"unknown option '" + d.name + "'"};
 }
 
@@ -502,7 +509,7 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
                                                                              : "no";
   char perm[8];
   std::snprintf(perm, sizeof(perm), "%o", c.unixsocketperm);
-  return {
+  std::vector<ConfigValue> values = {
       {"port", std::to_string(c.port)},
       {"bind", bind},
       {"unixsocket", c.unixsocket},
@@ -570,6 +577,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"snapshot-max-count", std::to_string(c.snapshot_max_count)},
       {"snapshot-max-bytes", std::to_string(c.snapshot_max_bytes)},
   };
+  AppendTlsConfigValues(c, values);
+  return values;
 }
 
 }  // namespace warden::server

@@ -14,6 +14,8 @@
 namespace warden::server {
 
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
+// tls-auth-clients: whether a TLS client must present a certificate the CA list verifies.
+enum class TlsAuthClients { kNo, kYes, kOptional };
 
 // 0 disables a limit. A client over the hard limit, or over the soft limit for longer than
 // soft_seconds, is disconnected.
@@ -36,6 +38,25 @@ struct Config {
   // ACL users from an ACL file (ACL LOAD, ACL SAVE), or from `user` lines: not both.
   std::string aclfile;
   std::vector<std::vector<std::string>> users;  // each: name, rules...
+  // TLS (server/tls.h), Redis's options and defaults; tls-port 0 means no TLS listener.
+  int tls_port = 0;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_file_pass;
+  std::string tls_ca_cert_file;
+  std::string tls_ca_cert_dir;
+  std::string tls_dh_params_file;
+  std::string tls_protocols;  // empty: TLSv1.2 and TLSv1.3
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
+  TlsAuthClients tls_auth_clients = TlsAuthClients::kYes;
+  bool tls_prefer_server_ciphers = false;
+  bool tls_session_caching = true;
+  std::int64_t tls_session_cache_size = 20 * 1024;
+  std::int64_t tls_session_cache_timeout_s = 300;
+  // warden's own: a TLS client whose handshake is not done after this long is closed (Redis
+  // waits for ever, or for `timeout` if set).
+  std::int64_t tls_handshake_timeout_ms = 10000;
   int hz = 10;
   std::int64_t maxclients = 10000;
   std::int64_t timeout_s = 0;
@@ -142,6 +163,8 @@ struct ConfigValue {
   std::string value;
 };
 std::vector<ConfigValue> ConfigValues(const Config& config);
+// The tls-* values, appended by ConfigValues (tls_config.cc).
+void AppendTlsConfigValues(const Config& config, std::vector<ConfigValue>& out);
 
 // latency-tracking-info-percentiles' value: space-separated numbers in [0, 100] ("" for none).
 // Returns Redis's error text on failure.

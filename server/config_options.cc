@@ -11,6 +11,7 @@
 
 #include "protocol/request_parser.h"
 #include "server/command_context.h"
+#include "server/config_values.h"
 #include "server/eviction.h"
 #include "server/log.h"
 #include "server/notify.h"
@@ -19,133 +20,7 @@
 namespace warden::server {
 namespace {
 
-using SetResult = std::optional<std::string>;
-
-std::string Between(std::int64_t lo, std::int64_t hi) {
-  char buf[128];
-  std::snprintf(buf, sizeof(buf), "argument must be between %" PRId64 " and %" PRId64 " inclusive",
-                lo, hi);
-  return buf;
-}
-
-// Redis's numericConfigSet for a plain integer (string2ll, then the bounds).
-template <typename T>
-SetResult SetInteger(std::string_view v, std::int64_t lo, std::int64_t hi, T& out) {
-  std::int64_t n = 0;
-  if (!protocol::ParseStrictInt64(v, n)) return "argument couldn't be parsed into an integer";
-  if (n < lo || n > hi) return Between(lo, hi);
-  out = static_cast<T>(n);
-  return std::nullopt;
-}
-
-// Redis's memtoull: digits and an optional unit (b, k, kb, m, mb, g, gb, any case); no sign.
-bool MemToUll(std::string_view v, unsigned long long& out) {
-  std::size_t digits = 0;
-  if (!v.empty() && v[0] == '-') return false;
-  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
-  const unsigned long long mul = MemoryUnitBytes(v.substr(digits));
-  if (mul == 0) return false;
-  if (digits > 20) return false;
-  const std::string text(v.substr(0, digits));
-  errno = 0;
-  const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE || value > ULLONG_MAX / mul) return false;
-  out = value * mul;
-  return true;
-}
-
-template <typename T>
-SetResult SetMemory(std::string_view v, std::int64_t lo, std::int64_t hi, T& out) {
-  unsigned long long bytes = 0;
-  if (!MemToUll(v, bytes)) return "argument must be a memory value";
-  // As Redis, the unsigned reading goes through a long long before the bounds check.
-  const auto n = static_cast<std::int64_t>(bytes);
-  if (n < lo || n > hi) return Between(lo, hi);
-  out = static_cast<T>(n);
-  return std::nullopt;
-}
-
-SetResult SetBool(std::string_view v, bool& out) {
-  if (EqualsNoCase(v, "yes")) {
-    out = true;
-  } else if (EqualsNoCase(v, "no")) {
-    out = false;
-  } else {
-    return "argument must be 'yes' or 'no'";
-  }
-  return std::nullopt;
-}
-
-SetResult SetEnum(std::string_view v, std::span<const std::string_view> names, std::string& out) {
-  for (std::string_view name : names) {
-    if (EqualsNoCase(v, name)) {
-      out = std::string(name);
-      return std::nullopt;
-    }
-  }
-  std::string err = "argument(s) must be one of the following: ";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) err += ", ";
-    err += names[i];
-  }
-  return err;
-}
-
-// Redis's sdscatrepr: a quoted string with C escapes.
-std::string Quoted(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (c >= 0x20 && c < 0x7f) {
-          out += static_cast<char>(c);
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-          out += buf;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-std::string YesNo(bool b) { return b ? "yes" : "no"; }
-
-// Splits on single spaces, as Redis's sdssplitlen does for multi-argument options.
-std::vector<std::string_view> SplitSpaces(std::string_view v) {
-  std::vector<std::string_view> out;
-  if (v.empty()) return out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t sp = v.find(' ', start);
-    out.push_back(v.substr(start, sp == std::string_view::npos ? v.size() - start : sp - start));
-    if (sp == std::string_view::npos) break;
-    start = sp + 1;
-  }
-  return out;
-}
+using namespace config_values;  // NOLINT(build/namespaces): the table is built from them
 
 SetResult SetOutputBufferLimit(Config& c, std::string_view v) {
   const std::vector<std::string_view> a = SplitSpaces(v);
@@ -520,10 +395,18 @@ std::string FormatMemory(std::int64_t bytes) {
   return std::to_string(bytes);
 }
 
-std::span<const ConfigOption> ConfigOptions() { return kConfigOptions; }
+std::span<const ConfigOption> ConfigOptions() {
+  static const std::vector<ConfigOption> all = [] {
+    std::vector<ConfigOption> options(std::begin(kConfigOptions), std::end(kConfigOptions));
+    const std::span<const ConfigOption> tls = TlsConfigOptions();
+    options.insert(options.end(), tls.begin(), tls.end());
+    return options;
+  }();
+  return all;
+}
 
 const ConfigOption* FindConfigOption(std::string_view name, bool* via_alias) {
-  for (const ConfigOption& o : kConfigOptions) {
+  for (const ConfigOption& o : ConfigOptions()) {
     const bool alias = !o.alias.empty() && EqualsNoCase(name, o.alias);
     if (alias || EqualsNoCase(name, o.name)) {
       if (via_alias != nullptr) *via_alias = alias;

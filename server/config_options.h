@@ -41,6 +41,8 @@ struct ConfigOption {
 };
 
 std::span<const ConfigOption> ConfigOptions();
+// The tls-* rows (tls_config.cc), part of ConfigOptions().
+std::span<const ConfigOption> TlsConfigOptions();
 // By canonical name or alias, case-insensitive; nullptr if absent. `via_alias` tells which name
 // matched: Redis keeps an alias as an entry of its own, which CONFIG SET errors name.
 const ConfigOption* FindConfigOption(std::string_view name, bool* via_alias = nullptr);

@@ -22,6 +22,13 @@ constexpr std::size_t kOutputBacklogBytes = 4 * 1024 * 1024;
 // A read buffer this large is released once empty.
 constexpr std::size_t kKeepInputBytes = 64 * 1024;
 
+// Where TLS clients' ciphertext is read to. One for all: libuv calls a stream's alloc and read
+// callbacks back to back, and the bytes are handed to OpenSSL before the next read.
+char* CipherReadBuffer() {
+  static const std::unique_ptr<char[]> buffer(new char[kReadChunk]);
+  return buffer.get();
+}
+
 std::string FormatAddress(const sockaddr_storage& addr, bool& loopback) {
   char ip[INET6_ADDRSTRLEN] = "?";
   int port = 0;
@@ -46,10 +53,15 @@ std::string FormatAddress(const sockaddr_storage& addr, bool& loopback) {
 }  // namespace
 
 Connection::Connection(Server& server, Kind kind) : server_(server), kind_(kind) {
-  if (kind == Kind::kTcp) {
-    uv_tcp_init(server.loop(), &handle_.tcp);
-  } else {
+  if (kind == Kind::kUnix) {
     uv_pipe_init(server.loop(), &handle_.pipe, 0);
+  } else {
+    uv_tcp_init(server.loop(), &handle_.tcp);
+  }
+  if (kind == Kind::kTls) {
+    // tls-auth-clients is read as each client connects, as Redis does.
+    tls_ =
+        std::make_unique<TlsChannel>(*server.state().tls, server.state().config.tls_auth_clients);
   }
   handle_.tcp.data = this;  // the same offset in both members
   session_.host = this;
@@ -60,7 +72,8 @@ Connection::Connection(Server& server, Kind kind) : server_(server), kind_(kind)
 }
 
 void Connection::Start() {
-  if (kind_ == Kind::kTcp) {
+  accepted_at_ms_ = uv_now(server_.loop());
+  if (kind_ != Kind::kUnix) {
     sockaddr_storage addr{};
     int len = sizeof(addr);
     bool loopback = false;
@@ -183,7 +196,11 @@ void Connection::CloseWhenFlushed() {
 
 void Connection::UpdateReading() {
   if (discarding_) return;
-  const bool want = !closing_ && !session_.close_after_reply && !OutputBacklogged();
+  // A TLS client turned away at accept time (maxclients, protected mode) is told why once its
+  // handshake is done, so its handshake goes on.
+  const bool handshaking = tls_ != nullptr && !tls_->established();
+  const bool want =
+      !closing_ && (!session_.close_after_reply || handshaking) && !OutputBacklogged();
   if (want && !reading_) {
     if (uv_read_start(stream(), OnAlloc, OnRead) == 0) reading_ = true;
   } else if (!want && reading_) {
@@ -198,32 +215,73 @@ void Connection::UpdateReading() {
 
 void Connection::OnAlloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
   auto* self = static_cast<Connection*>(handle->data);
+  if (self->tls_ != nullptr) {
+    *buf = uv_buf_init(CipherReadBuffer(), static_cast<unsigned int>(kReadChunk));
+    return;
+  }
   // A declared bulk larger than a chunk is read in one go into a buffer of its size.
   const std::size_t want = std::max(kReadChunk, self->parser_.bytes_wanted());
   char* base = self->input_.Reserve(want);
   *buf = uv_buf_init(base, static_cast<unsigned int>(self->input_.free_space()));
 }
 
-void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
+void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<Connection*>(stream->data);
   if (nread < 0) {
     self->Close();
     return;
   }
   if (nread == 0) return;
-  self->input_.Commit(static_cast<std::size_t>(nread));
-  ServerState& state = self->server_.state();
-  state.stats.total_net_input_bytes += static_cast<std::uint64_t>(nread);
-  // Redis closes a client whose unparsed input passes client-query-buffer-limit, silently.
-  if (self->input_.unread_size() >
-      static_cast<std::size_t>(state.config.client_query_buffer_limit)) {
-    self->server_.log().Log(LogLevel::kWarning,
-                            "Closing client that reached max query buffer length: id=%llu",
-                            static_cast<unsigned long long>(self->session_.id));
-    self->Close();
-    return;
+  if (self->Ingest(buf->base, static_cast<std::size_t>(nread))) self->ProcessInput();
+}
+
+bool Connection::Ingest(const char* data, std::size_t n) {
+  ServerState& state = server_.state();
+  std::size_t plain = n;
+  if (tls_ == nullptr) {
+    input_.Commit(n);
+  } else {
+    const std::size_t before = input_.unread_size();
+    const TlsChannel::Status status =
+        tls_->Receive({data, n}, input_, std::max(kReadChunk, parser_.bytes_wanted()));
+    if (status != TlsChannel::Status::kOk) {
+      // Redis's clientAcceptHandler words a failed handshake so; the addresses say whose.
+      if (status == TlsChannel::Status::kError && !tls_->established()) {
+        server_.log().Log(LogLevel::kWarning,
+                          "Error accepting a client connection: %s (addr=%s laddr=%s)",
+                          tls_->error().c_str(), session_.addr.c_str(), session_.laddr.c_str());
+      }
+      // The alert OpenSSL wrote tells the client why (as Redis's socket BIO sends it).
+      std::string* wire = WireBytes();
+      if (!write_pending_ && wire != nullptr && !wire->empty()) {
+        uv_buf_t buf = uv_buf_init(wire->data(), static_cast<unsigned int>(wire->size()));
+        uv_try_write(stream(), &buf, 1);
+      }
+      output_.clear();
+      Close();
+      return false;
+    }
+    plain = input_.unread_size() - before;
   }
-  self->ProcessInput();
+  state.stats.total_net_input_bytes += static_cast<std::uint64_t>(plain);
+  // Redis closes a client whose unparsed input passes client-query-buffer-limit, silently.
+  if (input_.unread_size() > static_cast<std::size_t>(state.config.client_query_buffer_limit)) {
+    server_.log().Log(LogLevel::kWarning,
+                      "Closing client that reached max query buffer length: id=%llu",
+                      static_cast<unsigned long long>(session_.id));
+    Close();
+    return false;
+  }
+  return true;
+}
+
+void Connection::CloseIfHandshakeOverdue(std::uint64_t now_ms) {
+  if (tls_ == nullptr || tls_->established() || closing_) return;
+  const auto timeout = static_cast<std::uint64_t>(server_.state().config.tls_handshake_timeout_ms);
+  if (now_ms - accepted_at_ms_ < timeout) return;
+  server_.log().Log(LogLevel::kVerbose, "TLS handshake timed out (addr=%s laddr=%s)",
+                    session_.addr.c_str(), session_.laddr.c_str());
+  Close();
 }
 
 namespace {
@@ -315,17 +373,17 @@ void Connection::ProcessInput() {
 void Connection::PollOnce() {
   if (executing_ || !reading_ || session_.fd < 0) return;
   for (int reads = 0; reads < 16; ++reads) {
-    char* base = input_.Reserve(kReadChunk);
-    const ssize_t n = recv(session_.fd, base, input_.free_space(), MSG_DONTWAIT);
+    char* base = tls_ != nullptr ? CipherReadBuffer() : input_.Reserve(kReadChunk);
+    const std::size_t room = tls_ != nullptr ? kReadChunk : input_.free_space();
+    const ssize_t n = recv(session_.fd, base, room, MSG_DONTWAIT);
     if (n == 0) {
       Close();
       return;
     }
     if (n < 0) break;  // EAGAIN: nothing more now; other errors surface on the next loop read
-    input_.Commit(static_cast<std::size_t>(n));
-    server_.state().stats.total_net_input_bytes += static_cast<std::uint64_t>(n);
+    if (!Ingest(base, static_cast<std::size_t>(n))) return;
   }
-  if (input_.unread_size() > 0) ProcessInput();
+  if (input_.unread_size() > 0 || (tls_ != nullptr && tls_->HasOutgoing())) ProcessInput();
 }
 
 void Connection::Unblocked() {
@@ -393,33 +451,52 @@ bool Connection::HoldReplies(std::int64_t delay_ms) {
   return true;
 }
 
+std::string* Connection::WireBytes() {
+  if (tls_ == nullptr) return &output_;
+  if (!tls_->Seal(output_, tls_wire_)) {
+    server_.log().Log(LogLevel::kWarning, "TLS error writing to client %s: %s",
+                      session_.addr.c_str(), tls_->error().c_str());
+    return nullptr;
+  }
+  return &tls_wire_;
+}
+
 void Connection::Flush() {
   if (write_pending_ || closing_ || delaying_) return;
-  if (output_.empty()) {
+  // Handshake records wait for no reply.
+  if (output_.empty() && (tls_ == nullptr || !tls_->HasOutgoing())) {
     if (session_.close_after_reply) CloseAfterReplies();
     return;
   }
   // Replies go out once the loop turn's writes are in the append-only file (before poll).
-  if (server_.state().aof.replies_wait()) [[unlikely]] {
+  if (!output_.empty() && server_.state().aof.replies_wait()) [[unlikely]] {
     ScheduleFlush();
     return;
   }
   server_.state().stats.total_net_output_bytes += output_.size();
-  uv_buf_t buf = uv_buf_init(output_.data(), static_cast<unsigned int>(output_.size()));
+  std::string* wire = WireBytes();
+  if (wire == nullptr) {
+    output_.clear();
+    Close();
+    return;
+  }
+  // A TLS client turned away before its handshake is done: its reply waits for the handshake.
+  if (wire->empty()) return;
+  uv_buf_t buf = uv_buf_init(wire->data(), static_cast<unsigned int>(wire->size()));
   const int written = uv_try_write(stream(), &buf, 1);
   std::size_t offset = written > 0 ? static_cast<std::size_t>(written) : 0;
   if (written < 0 && written != UV_EAGAIN) {
     Close();
     return;
   }
-  if (offset == output_.size()) {
-    output_.clear();
-    if (session_.close_after_reply) CloseAfterReplies();
+  if (offset == wire->size()) {
+    wire->clear();
+    if (session_.close_after_reply && output_.empty()) CloseAfterReplies();
     return;
   }
   // The kernel took part of it: hand the rest to libuv, which owns it until OnWrite.
-  writing_.swap(output_);
-  output_.clear();
+  writing_.swap(*wire);
+  wire->clear();
   write_pending_ = true;
   buf = uv_buf_init(writing_.data() + offset, static_cast<unsigned int>(writing_.size() - offset));
   if (uv_write(&write_req_, stream(), &buf, 1, OnWrite) != 0) {
@@ -452,8 +529,10 @@ void Connection::Close() {
   Aof& aof = server_.state().aof;
   if (!write_pending_ && !output_.empty() && aof.replies_wait()) aof.Flush();
   if (!write_pending_ && !output_.empty() && !aof.replies_wait()) {
-    uv_buf_t buf = uv_buf_init(output_.data(), static_cast<unsigned int>(output_.size()));
-    uv_try_write(stream(), &buf, 1);
+    if (std::string* wire = WireBytes(); wire != nullptr && !wire->empty()) {
+      uv_buf_t buf = uv_buf_init(wire->data(), static_cast<unsigned int>(wire->size()));
+      uv_try_write(stream(), &buf, 1);
+    }
   }
   closing_ = true;
   if (reading_) {

@@ -14,6 +14,7 @@
 
 #include <uv.h>
 
+#include <memory>
 #include <string>
 
 #include "protocol/reply_writer.h"
@@ -21,6 +22,7 @@
 #include "server/blocking.h"
 #include "server/io_buffer.h"
 #include "server/session.h"
+#include "server/tls.h"
 
 namespace warden::server {
 
@@ -28,7 +30,8 @@ class Server;
 
 class Connection final : public BlockedClientHost {
  public:
-  enum class Kind { kTcp, kUnix };
+  // kTls: a TCP client of the tls-port listener, spoken to through a TlsChannel.
+  enum class Kind { kTcp, kUnix, kTls };
 
   Connection(Server& server, Kind kind);
   Connection(const Connection&) = delete;
@@ -56,6 +59,9 @@ class Connection final : public BlockedClientHost {
   void PollOnce();
   // Goes on with the requests that waited while the client was blocked.
   void Resume();
+  // A TLS client still in its handshake tls-handshake-timeout after it connected is closed.
+  // `now_ms` is the loop's real time.
+  void CloseIfHandshakeOverdue(std::uint64_t now_ms);
 
   // BlockedClientHost
   std::string& reply_buffer() override { return output_; }
@@ -79,6 +85,13 @@ class Connection final : public BlockedClientHost {
   static void OnDiscardRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
 
   void ProcessInput();
+  // Takes `n` bytes just read: already in input_ for a plain socket; at `data` for TLS, which
+  // decrypts them into input_. Returns false if that closed the connection (a TLS error, the
+  // query buffer limit).
+  bool Ingest(const char* data, std::size_t n);
+  // What the socket is sent next: output_ itself, or for TLS the ciphertext buffer after output_
+  // is sealed into it. Null after a TLS error.
+  std::string* WireBytes();
   // Prefetches the hash buckets of the next pipelined requests' keys (protocol/request_peek.h).
   void PrefetchAhead(std::string_view data);
   // Every reply is out and close_after_reply is set: closes, lingering first on shutdown.
@@ -99,6 +112,10 @@ class Connection final : public BlockedClientHost {
   protocol::RequestParser parser_;
   std::string output_;   // replies not yet handed to the kernel
   std::string writing_;  // bytes owned by the in-flight uv_write
+  // TLS only: the session, and ciphertext (handshake records, sealed replies) not yet written.
+  std::unique_ptr<TlsChannel> tls_;
+  std::string tls_wire_;
+  std::uint64_t accepted_at_ms_ = 0;  // loop time, for the handshake timeout
   uv_write_t write_req_;
   // A DELAY fault (HoldReplies): replies wait on this timer until delay_until_ms_ (loop time).
   // Initialised on first use; the connection is freed once every handle it owns has closed.

@@ -203,6 +203,9 @@ void Server::PollWhileBusy() {
   for (uv_tcp_t* tcp : tcp_listeners_) {
     AcceptDirectly(reinterpret_cast<uv_stream_t*>(tcp), Connection::Kind::kTcp);
   }
+  for (uv_tcp_t* tcp : tls_listeners_) {
+    AcceptDirectly(reinterpret_cast<uv_stream_t*>(tcp), Connection::Kind::kTls);
+  }
   if (unix_listener_ != nullptr) {
     AcceptDirectly(reinterpret_cast<uv_stream_t*>(unix_listener_), Connection::Kind::kUnix);
   }
@@ -220,12 +223,12 @@ Server::~Server() {
   state_.aof.Stop();
 }
 
-std::optional<std::string> Server::Listen(const std::string& address_in) {
+std::optional<std::string> Server::Listen(const std::string& address_in, bool tls) {
   // Redis's "-addr" marks an address that may be unavailable (e.g. no IPv6).
   const bool optional = !address_in.empty() && address_in[0] == '-';
   const std::string address = optional ? address_in.substr(1) : address_in;
   sockaddr_storage addr{};
-  const int port = state_.config.port;
+  const int port = tls ? state_.config.tls_port : state_.config.port;
   int rc = address.find(':') != std::string::npos
                ? uv_ip6_addr(address == "*" ? "::" : address.c_str(), port,
                              reinterpret_cast<sockaddr_in6*>(&addr))
@@ -238,7 +241,8 @@ std::optional<std::string> Server::Listen(const std::string& address_in) {
   rc = uv_tcp_bind(tcp, reinterpret_cast<const sockaddr*>(&addr),
                    address.find(':') != std::string::npos ? UV_TCP_IPV6ONLY : 0);
   if (rc == 0)
-    rc = uv_listen(reinterpret_cast<uv_stream_t*>(tcp), state_.config.tcp_backlog, OnTcpConnection);
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(tcp), state_.config.tcp_backlog,
+                   tls ? OnTlsConnection : OnTcpConnection);
   if (rc != 0) {
     CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
     if (optional) return std::nullopt;
@@ -246,6 +250,10 @@ std::optional<std::string> Server::Listen(const std::string& address_in) {
     std::snprintf(buf, sizeof(buf), "Could not create server TCP listening socket %s:%d: %s",
                   address.c_str(), port, uv_strerror(rc));
     return std::string(buf);
+  }
+  if (tls) {
+    tls_listeners_.push_back(tcp);
+    return std::nullopt;
   }
   sockaddr_storage bound{};
   int len = sizeof(bound);
@@ -294,12 +302,23 @@ std::optional<std::string> Server::Start() {
     log_.Log(LogLevel::kNotice, "Preloaded %zu commands from %s", preload.commands,
              state_.config.preload.c_str());
   }
-  if (state_.config.port != 0 || state_.config.unixsocket.empty()) {
-    // Port 0 asks the kernel for a free port; with several bind addresses they must agree, so
-    // the first one's port is reused for the rest.
+  // With tls-port and no unix socket, port 0 means TLS only, as in Redis; otherwise it asks the
+  // kernel for a free port.
+  const bool tls = state_.config.tls_port != 0;
+  if (state_.config.port != 0 || (state_.config.unixsocket.empty() && !tls)) {
+    // With several bind addresses the ports must agree, so a port the kernel picked for the first
+    // one is reused for the rest.
     for (const std::string& address : state_.config.bind) {
-      if (auto err = Listen(address)) return err;
+      if (auto err = Listen(address, false)) return err;
       if (state_.config.port == 0 && bound_port_ != 0) state_.config.port = bound_port_;
+    }
+  }
+  if (tls) {
+    std::string error;
+    state_.tls = TlsContext::Create(state_.config, error);
+    if (!state_.tls) return error + "\nFailed to configure TLS. Check logs for more info.";
+    for (const std::string& address : state_.config.bind) {
+      if (auto err = Listen(address, true)) return err;
     }
   }
   if (!state_.config.unixsocket.empty()) {
@@ -315,6 +334,9 @@ std::optional<std::string> Server::Start() {
   if (!tcp_listeners_.empty()) {
     // One machine-readable line: a harness that started warden with --port 0 greps "port=".
     log_.Log(LogLevel::kNotice, "Listening on port=%d", bound_port_);
+  }
+  if (!tls_listeners_.empty()) {
+    log_.Log(LogLevel::kNotice, "Listening on tls-port=%d", state_.config.tls_port);
   }
   if (unix_listener_ != nullptr) {
     log_.Log(LogLevel::kNotice, "Listening on unix socket %s", state_.config.unixsocket.c_str());
@@ -354,8 +376,7 @@ void Server::Shutdown() {
   shutting_down_ = true;
   // Writes already made reach the file before the replies still owed go out.
   state_.aof.Flush();
-  for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
-  tcp_listeners_.clear();
+  CloseTcpListeners();
   if (unix_listener_ != nullptr) {
     CloseAndFree(reinterpret_cast<uv_handle_t*>(unix_listener_));
     unix_listener_ = nullptr;
@@ -421,6 +442,11 @@ void Server::OnTcpConnection(uv_stream_t* listener, int status) {
   if (status == 0) self->Accept(listener, Connection::Kind::kTcp);
 }
 
+void Server::OnTlsConnection(uv_stream_t* listener, int status) {
+  auto* self = static_cast<Server*>(listener->data);
+  if (status == 0) self->Accept(listener, Connection::Kind::kTls);
+}
+
 void Server::OnUnixConnection(uv_stream_t* listener, int status) {
   auto* self = static_cast<Server*>(listener->data);
   if (status == 0) self->Accept(listener, Connection::Kind::kUnix);
@@ -442,9 +468,9 @@ void Server::AcceptDirectly(uv_stream_t* listener, Connection::Kind kind) {
     const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     auto* c = new Connection(*this, kind);
-    const int rc = kind == Connection::Kind::kTcp
-                       ? uv_tcp_open(reinterpret_cast<uv_tcp_t*>(c->stream()), fd)
-                       : uv_pipe_open(reinterpret_cast<uv_pipe_t*>(c->stream()), fd);
+    const int rc = kind == Connection::Kind::kUnix
+                       ? uv_pipe_open(reinterpret_cast<uv_pipe_t*>(c->stream()), fd)
+                       : uv_tcp_open(reinterpret_cast<uv_tcp_t*>(c->stream()), fd);
     if (rc != 0) {
       ::close(fd);
       c->Close();
@@ -520,18 +546,25 @@ std::size_t Server::KillClients(const std::function<bool(const Session&)>& match
   return killed;
 }
 
+void Server::CloseTcpListeners() {
+  for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+  for (uv_tcp_t* tcp : tls_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
+  tcp_listeners_.clear();
+  tls_listeners_.clear();
+}
+
 bool Server::Relisten() {
   if (shutting_down_) return true;
-  for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
-  tcp_listeners_.clear();
+  CloseTcpListeners();
   bound_port_ = 0;
-  if (state_.config.port == 0) return false;
-  for (const std::string& address : state_.config.bind) {
-    if (auto err = Listen(address)) {
-      log_.Log(LogLevel::kWarning, "%s", err->c_str());
-      for (uv_tcp_t* tcp : tcp_listeners_) CloseAndFree(reinterpret_cast<uv_handle_t*>(tcp));
-      tcp_listeners_.clear();
-      return true;
+  for (const bool tls : {false, true}) {
+    if ((tls ? state_.config.tls_port : state_.config.port) == 0) continue;
+    for (const std::string& address : state_.config.bind) {
+      if (auto err = Listen(address, tls)) {
+        log_.Log(LogLevel::kWarning, "%s", err->c_str());
+        CloseTcpListeners();
+        return true;
+      }
     }
   }
   return false;
@@ -603,6 +636,8 @@ void Server::ClientsCron() {
     if (!c->EnforceOutputLimit() && timeout_ms > 0 && !c->session().blocked &&
         now - c->session().last_interaction_ms > timeout_ms) {
       c->Close();
+    } else if (!c->closing()) {
+      c->CloseIfHandshakeOverdue(uv_now(&loop_));
     }
   }
 }

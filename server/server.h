@@ -67,6 +67,7 @@ class Server final : public ConnectionRegistry {
  private:
   static void OnTcpConnection(uv_stream_t* listener, int status);
   static void OnUnixConnection(uv_stream_t* listener, int status);
+  static void OnTlsConnection(uv_stream_t* listener, int status);
   static void OnCron(uv_timer_t* timer);
   static void OnExpireIdle(uv_idle_t* idle);
   static void OnSignalAsync(uv_async_t* async);
@@ -82,7 +83,9 @@ class Server final : public ConnectionRegistry {
   void Adopt(Connection* connection);
   // Accepts pending connections with accept(2), outside the loop (while a script is busy).
   void AcceptDirectly(uv_stream_t* listener, Connection::Kind kind);
-  std::optional<std::string> Listen(const std::string& address);
+  // On config.port, or config.tls_port for TLS clients.
+  std::optional<std::string> Listen(const std::string& address, bool tls);
+  void CloseTcpListeners();
   std::optional<std::string> ListenUnix();
   void RunExpirySlice();
   // Times out blocked clients and ends a CLIENT PAUSE due on warden's clock, and sets the timer
@@ -103,6 +106,7 @@ class Server final : public ConnectionRegistry {
   ServerState state_;
   Logger& log_;
   std::vector<uv_tcp_t*> tcp_listeners_;
+  std::vector<uv_tcp_t*> tls_listeners_;
   uv_pipe_t* unix_listener_ = nullptr;
   uv_timer_t cron_;
   uv_idle_t expire_idle_;

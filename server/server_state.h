@@ -35,6 +35,8 @@
 
 namespace warden::server {
 
+class TlsContext;
+
 class Logger;
 class ScriptEngine;
 
@@ -108,6 +110,8 @@ class ServerState final : public storage::ExpiryListener {
   std::uint64_t next_client_id = 1;
   ConnectionRegistry* connections = nullptr;
   Logger* log = nullptr;
+  // The TLS context new TLS connections start from (tls.h); null while tls-port is 0.
+  std::shared_ptr<TlsContext> tls;
   std::unique_ptr<ScriptEngine> scripts;
   // Set when the clock can be moved from outside (DEBUG CLOCK, EmbeddedServer).
   storage::ControllableClock* clock_control = nullptr;

@@ -32,6 +32,14 @@ struct ReadResult {
 // Names a status for messages: "ok", "closed", "timeout", "malformed".
 std::string_view ReadStatusName(ReadStatus status);
 
+// A TLS client's files (PEM); an empty name leaves that part out (no client certificate, no
+// verification of the server).
+struct TlsClientFiles {
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+};
+
 class RespClient {
  public:
   // Connects to 127.0.0.1:`port`. Returns nullopt if no connection is made within `timeout_ms`.
@@ -40,6 +48,11 @@ class RespClient {
   // remote client: only 127.0.0.1 and ::1 count as local).
   static std::optional<RespClient> ConnectFrom(const std::string& source_ip, std::uint16_t port,
                                                int timeout_ms = 2000);
+
+  // Connects and completes a TLS handshake. Returns nullopt if either fails within
+  // `timeout_ms`; `error` (if given) then says why, in OpenSSL's words.
+  static std::optional<RespClient> ConnectTls(std::uint16_t port, const TlsClientFiles& files,
+                                              std::string* error = nullptr, int timeout_ms = 2000);
 
   RespClient(RespClient&& other) noexcept;
   RespClient& operator=(RespClient&& other) noexcept;
@@ -61,8 +74,12 @@ class RespClient {
   // Send(argv) then ReadReply(); a failed send reads as kClosed.
   ReadResult Command(const std::vector<std::string>& argv, int timeout_ms = kDefaultReplyTimeoutMs);
 
+  // TLS only: the server certificate's subject ("/O=.../CN=..."), empty otherwise.
+  std::string PeerSubject() const;
+
  private:
   explicit RespClient(int fd) : fd_(fd) {}
+  void Release();
   // Appends whatever the socket has to `buffer_`, waiting up to `timeout_ms`.
   // Returns kOk after reading some bytes, or kClosed / kTimeout.
   ReadStatus Fill(int timeout_ms);
@@ -70,6 +87,10 @@ class RespClient {
   std::string TakeBuffered();
 
   int fd_ = -1;
+  // OpenSSL's SSL and SSL_CTX when the connection is TLS (kept opaque to spare includers the
+  // OpenSSL headers).
+  void* ssl_ = nullptr;
+  void* ssl_ctx_ = nullptr;
   std::string buffer_;  // received bytes; those before read_pos_ were already returned
   std::size_t read_pos_ = 0;
 };
