@@ -280,13 +280,15 @@ def where_args(server, unixsocket):
     return ["--unixsocket", server.unixsocket] if unixsocket else ["--port", str(server.port)]
 
 
-def lockcycle(binary, server, seconds, seed, connections=50, unixsocket=False, auth=None):
-    """`auth`: (user, password) every connection authenticates as first."""
+def lockcycle(binary, server, seconds, seed, connections=50, unixsocket=False, auth=None,
+              extra=()):
+    """`auth`: (user, password) every connection authenticates as first; `extra`: more of
+    lockcycle's options (a later --port overrides the server's)."""
     login = ["--user", auth[0], "--password", auth[1]] if auth else []
     # lockcycle exits 1 after unexpected replies; the keys check reports them.
     r = json.loads(run_client([binary] + where_args(server, unixsocket) + [
         "--duration", str(seconds), "--seed", str(seed), "--connections", str(connections)]
-        + login, exit_codes=(0, 1)))
+        + login + list(extra), exit_codes=(0, 1)))
     return {"requests": r["ops"], "ops_per_sec": r["ops_per_sec"], "p50_us": r["p50_us"],
             "p99_us": r["p99_us"], "p999_us": r["p999_us"], "unexpected": r["unexpected"]}
 
@@ -313,7 +315,8 @@ def find_tool(args, tmp, name, override=None):
         return built
     binary = os.path.join(tmp, name)
     if not os.access(binary, os.X_OK):
-        subprocess.run(["cc", "-O2", "-o", binary, source], check=True)
+        # lockcycle speaks TLS with OpenSSL; the others leave the libraries unused.
+        subprocess.run(["cc", "-O2", "-o", binary, source, "-lssl", "-lcrypto"], check=True)
     return binary
 
 

@@ -9,11 +9,17 @@ CLOCK_MONOTONIC into a log-linear histogram (64 buckets per power of two, each ~
 
     lockcycle [--host 127.0.0.1] [--port 6379] [--unixsocket PATH] [--connections 50]
               [--duration 10] [--requests N] [--seed 1] [--ttl-ms 30000]
-              [--user NAME --password PASS]
+              [--user NAME --password PASS] [--tls --cacert F [--cert F --key F]]
 
 --requests N stops starting cycles after N requests instead of at the deadline. --unixsocket
 connects to that unix socket instead of host and port. --user and --password authenticate every
-connection as that ACL user (AUTH) before the run.
+connection as that ACL user (AUTH) before the run. --tls speaks TLS on every connection (the
+handshakes are done before the clock starts), verifying the server with --cacert and showing
+--cert and --key as the client's certificate.
+
+--handshakes N runs no cycle: it opens N connections one after another, each connecting, doing
+its TLS handshake (with --tls), sending PING and reading +PONG before closing, and reports the
+time of each from connect to reply ("ops" counts connections).
 
 Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_us":..,...}.
 */
@@ -24,6 +30,8 @@ Prints one JSON line: {"ops":..,"seconds":..,"ops_per_sec":..,"p50_us":..,"p99_u
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +55,7 @@ enum Step { kAcquire, kExtend, kRelease, kSteps };
 
 struct Conn {
   int fd;
+  SSL* ssl; /* NULL without --tls */
   int id;
   enum Step step;
   uint64_t n;
@@ -69,7 +78,61 @@ struct Options {
   long ttl_ms;
   const char* user; /* AUTH user password on each connection first, when set */
   const char* password;
+  int tls;
+  const char* cacert;
+  const char* cert;
+  const char* key;
+  uint64_t handshakes;
 };
+
+static SSL_CTX* tls_ctx;
+
+static void DieTls(const char* what) {
+  fprintf(stderr, "%s: ", what);
+  ERR_print_errors_fp(stderr);
+  exit(2);
+}
+
+static void SetUpTls(const struct Options* o) {
+  tls_ctx = SSL_CTX_new(TLS_client_method());
+  if (tls_ctx == NULL) DieTls("SSL_CTX_new");
+  if (o->cacert != NULL) {
+    if (SSL_CTX_load_verify_locations(tls_ctx, o->cacert, NULL) != 1) DieTls("--cacert");
+    SSL_CTX_set_verify(tls_ctx, SSL_VERIFY_PEER, NULL);
+  }
+  if (o->cert != NULL && (SSL_CTX_use_certificate_chain_file(tls_ctx, o->cert) != 1 ||
+                          SSL_CTX_use_PrivateKey_file(tls_ctx, o->key, SSL_FILETYPE_PEM) != 1)) {
+    DieTls("--cert/--key");
+  }
+}
+
+/* read(2) and write(2), or their TLS forms: -1 with errno EAGAIN when the socket must be waited
+   for (a TLS read may need to write, and the other way round: on loopback with one small
+   request in flight, the next event of either kind brings it on). */
+static ssize_t ConnRead(struct Conn* c, void* buf, size_t len) {
+  if (c->ssl == NULL) return read(c->fd, buf, len);
+  int n = SSL_read(c->ssl, buf, (int)len);
+  if (n > 0) return n;
+  int err = SSL_get_error(c->ssl, n);
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    errno = EAGAIN;
+    return -1;
+  }
+  return 0;
+}
+
+static ssize_t ConnWrite(struct Conn* c, const void* buf, size_t len) {
+  if (c->ssl == NULL) return write(c->fd, buf, len);
+  int n = SSL_write(c->ssl, buf, (int)len);
+  if (n > 0) return n;
+  int err = SSL_get_error(c->ssl, n);
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    errno = EAGAIN;
+    return -1;
+  }
+  errno = EPIPE;
+  return -1;
+}
 
 static char release_sha[41], extend_sha[41];
 
@@ -85,7 +148,16 @@ static size_t ReplyLength(const char* buf, size_t len) {
   return len >= line + (size_t)n + 2 ? line + (size_t)n + 2 : 0;
 }
 
-static int Connect(const struct Options* o) { return ConnectTo(o->host, o->port, o->unix_path); }
+/* A blocking connection, with its TLS handshake done under --tls. */
+static void Connect(const struct Options* o, struct Conn* c) {
+  c->fd = ConnectTo(o->host, o->port, o->unix_path);
+  if (tls_ctx == NULL) return;
+  c->ssl = SSL_new(tls_ctx);
+  if (c->ssl == NULL || SSL_set_fd(c->ssl, c->fd) != 1) DieTls("SSL_new");
+  /* Lets the non-blocking writes later retry from a buffer that has moved on. */
+  SSL_set_mode(c->ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
+  if (SSL_connect(c->ssl) != 1) DieTls("TLS handshake");
+}
 
 static size_t AppendBulk(char* out, size_t at, const char* s) {
   return at + (size_t)sprintf(out + at, "$%zu\r\n%s\r\n", strlen(s), s);
@@ -93,16 +165,17 @@ static size_t AppendBulk(char* out, size_t at, const char* s) {
 
 /* Sends the three-argument command a b c on a blocking socket and reads its whole reply into
    reply (size bytes at most); returns the reply's length. */
-static size_t Call3(int fd, const char* a, const char* b, const char* c, char* reply, size_t size) {
+static size_t Call3(struct Conn* conn, const char* a, const char* b, const char* c, char* reply,
+                    size_t size) {
   char req[512];
   size_t len = (size_t)sprintf(req, "*3\r\n");
   len = AppendBulk(req, len, a);
   len = AppendBulk(req, len, b);
   len = AppendBulk(req, len, c);
-  if (write(fd, req, len) != (ssize_t)len) Die("write");
+  if (ConnWrite(conn, req, len) != (ssize_t)len) Die("write");
   size_t got = 0;
   while (ReplyLength(reply, got) == 0) {
-    ssize_t r = read(fd, reply + got, size - got - 1);
+    ssize_t r = ConnRead(conn, reply + got, size - got - 1);
     if (r <= 0) Die("read");
     got += (size_t)r;
   }
@@ -110,9 +183,9 @@ static size_t Call3(int fd, const char* a, const char* b, const char* c, char* r
 }
 
 /* AUTH user password before the run; exits unless +OK. */
-static void Authenticate(int fd, const char* user, const char* password) {
+static void Authenticate(struct Conn* conn, const char* user, const char* password) {
   char reply[256];
-  size_t got = Call3(fd, "AUTH", user, password, reply, sizeof reply);
+  size_t got = Call3(conn, "AUTH", user, password, reply, sizeof reply);
   if (strncmp(reply, "+OK\r\n", 5) != 0) {
     fprintf(stderr, "AUTH failed: %.*s\n", (int)got, reply);
     exit(2);
@@ -120,9 +193,9 @@ static void Authenticate(int fd, const char* user, const char* password) {
 }
 
 /* SCRIPT LOAD before the run; the reply is the script's SHA1. */
-static void LoadScript(int fd, const char* script, char sha[41]) {
+static void LoadScript(struct Conn* conn, const char* script, char sha[41]) {
   char reply[128];
-  size_t got = Call3(fd, "SCRIPT", "LOAD", script, reply, sizeof reply);
+  size_t got = Call3(conn, "SCRIPT", "LOAD", script, reply, sizeof reply);
   if (strncmp(reply, "$40\r\n", 5) != 0) {
     fprintf(stderr, "SCRIPT LOAD failed: %.*s\n", (int)got, reply);
     exit(2);
@@ -172,7 +245,7 @@ static void BuildRequest(struct Conn* c, const struct Options* o) {
 /* Writes what the socket takes; returns 0 once the request is fully sent. */
 static int Flush(struct Conn* c) {
   while (c->out_sent < c->out_len) {
-    ssize_t w = write(c->fd, c->out + c->out_sent, c->out_len - c->out_sent);
+    ssize_t w = ConnWrite(c, c->out + c->out_sent, c->out_len - c->out_sent);
     if (w < 0 && errno == EAGAIN) return 1;
     if (w <= 0) Die("write");
     c->out_sent += (size_t)w;
@@ -190,21 +263,32 @@ static void Send(struct Conn* c, const struct Options* o, int epfd) {
 static void Usage(void) {
   fprintf(stderr,
           "usage: lockcycle [--host h] [--port p] [--unixsocket path] [--connections n] "
-          "[--duration s] [--requests n] [--seed n] [--ttl-ms ms] [--user u --password p]\n");
+          "[--duration s] [--requests n] [--seed n] [--ttl-ms ms] [--user u --password p] "
+          "[--tls --cacert f [--cert f --key f]]\n");
   exit(2);
 }
 
 static struct Options ParseOptions(int argc, char** argv) {
-  struct Options o = {"127.0.0.1", 6379, NULL, 50, 10.0, 0, 1, 30000, NULL, NULL};
-  static const struct option kLong[] = {
-      {"host", required_argument, 0, 'h'},        {"port", required_argument, 0, 'p'},
-      {"connections", required_argument, 0, 'c'}, {"duration", required_argument, 0, 'd'},
-      {"requests", required_argument, 0, 'n'},    {"seed", required_argument, 0, 's'},
-      {"ttl-ms", required_argument, 0, 't'},      {"unixsocket", required_argument, 0, 'u'},
-      {"user", required_argument, 0, 'U'},        {"password", required_argument, 0, 'P'},
-      {0, 0, 0, 0}};
+  struct Options o = {"127.0.0.1", 6379, NULL, 50,   10.0, 0,    1, 30000,
+                      NULL,        NULL, 0,    NULL, NULL, NULL, 0};
+  static const struct option kLong[] = {{"host", required_argument, 0, 'h'},
+                                        {"port", required_argument, 0, 'p'},
+                                        {"connections", required_argument, 0, 'c'},
+                                        {"duration", required_argument, 0, 'd'},
+                                        {"requests", required_argument, 0, 'n'},
+                                        {"seed", required_argument, 0, 's'},
+                                        {"ttl-ms", required_argument, 0, 't'},
+                                        {"unixsocket", required_argument, 0, 'u'},
+                                        {"user", required_argument, 0, 'U'},
+                                        {"password", required_argument, 0, 'P'},
+                                        {"tls", no_argument, 0, 'T'},
+                                        {"cacert", required_argument, 0, 'A'},
+                                        {"cert", required_argument, 0, 'C'},
+                                        {"key", required_argument, 0, 'K'},
+                                        {"handshakes", required_argument, 0, 'H'},
+                                        {0, 0, 0, 0}};
   int opt;
-  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:u:U:P:", kLong, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "h:p:c:d:n:s:t:u:U:P:TA:C:K:H:", kLong, NULL)) != -1) {
     switch (opt) {
       case 'h':
         o.host = optarg;
@@ -236,18 +320,67 @@ static struct Options ParseOptions(int argc, char** argv) {
       case 'P':
         o.password = optarg;
         break;
+      case 'T':
+        o.tls = 1;
+        break;
+      case 'A':
+        o.cacert = optarg;
+        break;
+      case 'C':
+        o.cert = optarg;
+        break;
+      case 'K':
+        o.key = optarg;
+        break;
+      case 'H':
+        o.handshakes = strtoull(optarg, NULL, 10);
+        break;
       default:
         Usage();
     }
   }
-  if (optind != argc || o.connections < 1 || o.port < 1 || (o.user == NULL) != (o.password == NULL)) {
+  if (optind != argc || o.connections < 1 || o.port < 1 ||
+      (o.user == NULL) != (o.password == NULL) || (o.cert == NULL) != (o.key == NULL)) {
     Usage();
   }
   return o;
 }
 
+/* --handshakes: connection after connection, each timed from connect to its first reply. */
+static int RunHandshakes(const struct Options* o) {
+  const uint64_t start_ns = NowNs();
+  for (uint64_t i = 0; i < o->handshakes; i++) {
+    struct Conn c = {0};
+    const uint64_t begin_ns = NowNs();
+    Connect(o, &c);
+    char reply[64];
+    static const char kPing[] = "*1\r\n$4\r\nPING\r\n";
+    if (ConnWrite(&c, kPing, sizeof kPing - 1) != (ssize_t)(sizeof kPing - 1)) Die("write");
+    size_t got = 0;
+    while (ReplyLength(reply, got) == 0) {
+      ssize_t r = ConnRead(&c, reply + got, sizeof reply - got - 1);
+      if (r <= 0) Die("read");
+      got += (size_t)r;
+    }
+    histogram[BucketOf(NowNs() - begin_ns)]++;
+    if (strncmp(reply, "+PONG\r\n", 7) != 0) Die("PING");
+    if (c.ssl != NULL) SSL_free(c.ssl);
+    close(c.fd);
+  }
+  const double seconds = (double)(NowNs() - start_ns) / 1e9;
+  const double n = (double)o->handshakes;
+  printf(
+      "{\"ops\": %llu, \"seconds\": %.3f, \"ops_per_sec\": %.1f, \"p50_us\": %.1f, "
+      "\"p99_us\": %.1f, \"p999_us\": %.1f, \"connections\": 1, \"unexpected\": 0}\n",
+      (unsigned long long)o->handshakes, seconds, n / seconds, PercentileUs(o->handshakes, 0.50),
+      PercentileUs(o->handshakes, 0.99), PercentileUs(o->handshakes, 0.999));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   struct Options o = ParseOptions(argc, argv);
+  if (o.tls) SetUpTls(&o);
+  if (o.handshakes > 0) return RunHandshakes(&o);
   struct Conn* conns = calloc((size_t)o.connections, sizeof *conns);
   if (conns == NULL) Die("calloc");
   int epfd = epoll_create1(0);
@@ -256,13 +389,13 @@ int main(int argc, char** argv) {
   srandom((unsigned)o.seed);
   for (int i = 0; i < o.connections; i++) {
     struct Conn* c = &conns[i];
-    c->fd = Connect(&o);
-    if (o.user != NULL) Authenticate(c->fd, o.user, o.password);
+    Connect(&o, c);
+    if (o.user != NULL) Authenticate(c, o.user, o.password);
     c->id = i;
     for (int j = 0; j < 36; j++) c->token[j] = "0123456789abcdef"[random() % 16];
   }
-  LoadScript(conns[0].fd, kReleaseScript, release_sha);
-  LoadScript(conns[0].fd, kExtendScript, extend_sha);
+  LoadScript(&conns[0], kReleaseScript, release_sha);
+  LoadScript(&conns[0], kExtendScript, extend_sha);
 
   for (int i = 0; i < o.connections; i++) {
     struct Conn* c = &conns[i];
@@ -299,7 +432,7 @@ int main(int argc, char** argv) {
         }
       }
       if (!(events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
-      ssize_t r = read(c->fd, c->in + c->in_len, sizeof c->in - c->in_len);
+      ssize_t r = ConnRead(c, c->in + c->in_len, sizeof c->in - c->in_len);
       if (r < 0 && errno == EAGAIN) continue;
       if (r <= 0) {
         fprintf(stderr, "connection %d closed by the server\n", c->id);

@@ -32,6 +32,10 @@ Sections (all by default):
   unixsocket    bench/lockcycle over TCP loopback and over a unix socket, same servers; ~1.5 min
   acl           bench/lockcycle as the default user, then with 21 ACL users defined and every
                 connection authenticated as one limited to ~lock:* (same servers); ~1 minute
+  tls           both servers with a TLS port (certificates made by openssl, client certificates
+                required): bench/lockcycle over plain TCP and over TLS, then 400 new TLS
+                connections one after another, each timed to the reply to one PING, with the
+                server's CPU per connection (bench/tls_section.py); ~1.5 minutes
   clients10k    bench/lockcycle on 100 connections, alone and with 9,900 more connected and idle
                 (10,000 clients; both servers get --maxclients 10100 and the fd limit is raised
                 to its hard limit, which must be at least 10,200): p99 and CPU per request;
@@ -49,7 +53,7 @@ Sections (all by default):
                 ~5 minutes with ten million keys, ~5 GB of disk in /tmp at the peak
 
 The times are for the default 3 rounds on the 2-core machine shared with builds; --quick takes
-about a quarter. The one-request-in-flight sections (redisson, semaphore, unixsocket, acl,
+about a quarter. The one-request-in-flight sections (redisson, semaphore, unixsocket, acl, tls,
 clients10k, and aof's lock cycles) run for --cycle-seconds (5; 2 with --quick) per server and
 round, each followed by its PING floor (100,000 requests; 20,000 with --quick). With the PING
 floors of throughput, types and zsets_lists (~1 minute together), a full run takes ~8-9 minutes
@@ -103,12 +107,13 @@ from cycle_sections import (CLIENTS_TOTAL, acl_section, clients10k_section, rais
 from results_report import draw_chart, machine, tables, versions, write_markdown
 from throughput_sections import (keyspace_section, throughput_section, types_section,
                                  zsets_lists_section)
+from tls_section import tls_section
 
 __all__ = ["Client", "ServerPair", "encode", "free_port"]
 
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
             "startup", "zsets_lists", "zsets_lists_memory", "blocking", "redisson", "semaphore",
-            "unixsocket", "clients10k", "pubsub", "handoff", "aof", "acl")
+            "unixsocket", "clients10k", "pubsub", "handoff", "aof", "acl", "tls")
 # The pubsub section: bench/pubsub_bench.py with these.
 PUBSUB_SUBSCRIBERS = 100
 PUBSUB_PIPELINES = (1, 16)
@@ -228,7 +233,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, section in (("redisson", redisson_section), ("semaphore", semaphore_section),
                               ("unixsocket", unixsocket_section),
-                              ("clients10k", clients10k_section), ("acl", acl_section)):
+                              ("clients10k", clients10k_section), ("acl", acl_section),
+                              ("tls", tls_section)):
             if name in sections:
                 section(args, tmp, out)
     if "pubsub" in sections:

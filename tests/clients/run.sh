@@ -27,7 +27,7 @@ suites=("$@")
 debian_pins=(python3-redis=4.3.4-3 ruby-redis=4.8.0-1 python3-pytest=7.2.1-2
   python3-portalocker=2.2.1-1 ruby-sidekiq=6.4.1+dfsg-1 nutcracker=0.5.0+dfsg-2)
 # command:package for the tools the suites run (ruby comes with ruby-redis).
-debian_tools=(redis-server:redis-server redis-cli:redis-tools timeout:coreutils)
+debian_tools=(redis-server:redis-server redis-cli:redis-tools timeout:coreutils openssl:openssl)
 py=/usr/bin/python3  # Debian's interpreter: python3-redis is installed for it alone
 export PYTHONDONTWRITEBYTECODE=1
 
@@ -98,6 +98,35 @@ trap 'exit 130' INT TERM
 # differential tester uses several.
 flags=(--bind 127.0.0.1 --save '' --appendonly no --enable-debug-command yes --databases 16)
 
+free_port() {
+  "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# TLS: a CA, and a server and a client certificate it signed, made for this run. The first
+# instance of each server also takes TLS clients, on a port of its own (the tls suites).
+tls_dir="$work/tls"
+make_certificates() {
+  mkdir -p "$tls_dir" && cd "$tls_dir" || return 1
+  openssl genrsa -out ca.key 2048 2>/dev/null &&
+    openssl req -x509 -new -nodes -sha256 -key ca.key -days 30 \
+      -subj "/O=warden test/CN=Certificate Authority" -out ca.crt || return 1
+  local name
+  for name in server client; do
+    openssl genrsa -out $name.key 2048 2>/dev/null &&
+      openssl req -new -sha256 -key $name.key -subj "/O=warden test/CN=$name" -out $name.csr &&
+      echo "subjectAltName=IP:127.0.0.1,DNS:localhost" >$name.ext &&
+      openssl x509 -req -sha256 -in $name.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+        -days 30 -extfile $name.ext -out $name.crt 2>/dev/null || return 1
+  done
+  cd - >/dev/null
+}
+make_certificates || { echo "clients: could not make the TLS certificates" >&2; exit 1; }
+tls_flags() {  # port
+  echo --tls-port "$1" --tls-cert-file "$tls_dir/server.crt" --tls-key-file "$tls_dir/server.key" \
+    --tls-ca-cert-file "$tls_dir/ca.crt"
+}
+
 wait_ping() {  # port pid
   local i
   for i in $(seq 100); do
@@ -108,27 +137,27 @@ wait_ping() {  # port pid
   return 1
 }
 
-start_redis() {  # name -> prints port
-  local port attempt
+start_redis() {  # name [extra flags...]
+  local name=$1 port attempt
+  shift
   for attempt in 1 2 3 4 5; do
-    port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
-    redis-server --port "$port" --daemonize no "${flags[@]}" >"$work/$1.log" 2>&1 &
+    port=$(free_port)
+    redis-server --port "$port" --daemonize no "${flags[@]}" "$@" >"$work/$name.log" 2>&1 &
     local pid=$!
     if wait_ping "$port" "$pid"; then
       pids+=("$pid")
-      echo "$pid $port" >"$work/$1.addr"
+      echo "$pid $port" >"$work/$name.addr"
       return 0
     fi
     kill "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
   done
-  echo "clients: could not start redis-server ($1)" >&2
+  echo "clients: could not start redis-server ($name)" >&2
   return 1
 }
 
-start_warden() {  # name
-  "$warden_bin" --port 0 --port-file "$work/$1.port" "${flags[@]}" >"$work/$1.log" 2>&1 &
+start_warden() {  # name [extra flags...]
+  "$warden_bin" --port 0 --port-file "$work/$1.port" "${flags[@]}" "${@:2}" >"$work/$1.log" 2>&1 &
   local pid=$! i
   for i in $(seq 200); do
     [ -s "$work/$1.port" ] && break
@@ -147,13 +176,23 @@ start_warden() {  # name
 }
 
 redis_ports=() warden_ports=()
+REDIS_TLS_PORT=$(free_port)
+WARDEN_TLS_PORT=$(free_port)
 for n in 1 2 3; do
-  start_redis "redis$n" || exit 1
-  start_warden "warden$n" || exit 1
+  redis_tls=() warden_tls=()
+  if [ $n -eq 1 ]; then
+    read -ra redis_tls <<<"$(tls_flags "$REDIS_TLS_PORT")"
+    # With a TLS port, port 0 means no plain port (Redis's TLS-only setup), so warden1 is
+    # given one.
+    read -ra warden_tls <<<"--port $(free_port) $(tls_flags "$WARDEN_TLS_PORT")"
+  fi
+  start_redis "redis$n" "${redis_tls[@]}" || exit 1
+  start_warden "warden$n" "${warden_tls[@]}" || exit 1
   redis_ports+=("$(cut -d' ' -f2 "$work/redis$n.addr")")
   warden_ports+=("$(cut -d' ' -f2 "$work/warden$n.addr")")
 done
 export REDIS_PORTS="${redis_ports[*]}" WARDEN_PORTS="${warden_ports[*]}"
+export REDIS_TLS_PORT WARDEN_TLS_PORT TLS_DIR="$tls_dir"
 # Scenarios that end a server (SHUTDOWN) start their own warden from this binary.
 WARDEN_BIN="$(cd "$(dirname "$warden_bin")" && pwd)/$(basename "$warden_bin")"
 export WARDEN_BIN
@@ -215,7 +254,9 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/lock-libraries.xml" "$here/python/test_portalocker.py" \
         "$here/python/test_python_redis_lock.py"
       run_suite acl 90 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/acl.xml" "$here/python/test_acl.py" ;;
+        --junitxml="$results/acl.xml" "$here/python/test_acl.py"
+      run_suite tls 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/tls.xml" "$here/python/test_tls.py" ;;
     redisson)
       run_suite redisson 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redisson.xml" "$here/python/test_redisson_locks.py" \
