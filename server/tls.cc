@@ -253,21 +253,22 @@ void TlsChannel::TakeOutgoing(std::string& wire) {
 }
 
 bool TlsChannel::Seal(std::string& plain, std::string& wire) {
-  if (established_ && !plain.empty()) {
-    std::size_t done = 0;
-    while (done < plain.size()) {
-      // A memory BIO grows as needed, so each call takes everything it is given (up to INT_MAX).
-      const std::size_t part = std::min<std::size_t>(plain.size() - done, 1 << 30);
-      const int n = SSL_write(ssl_, plain.data() + done, static_cast<int>(part));
-      if (n <= 0) {
-        SetError(SSL_get_error(ssl_, n));
-        return false;
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    plain.clear();
-  }
   TakeOutgoing(wire);
+  if (!established_ || plain.empty()) return true;
+  // A record at a time, each taken out at once: the write BIO never holds more than one, however
+  // large the reply (it keeps the largest size it has held).
+  constexpr std::size_t kRecord = 16 * 1024;
+  for (std::size_t done = 0; done < plain.size();) {
+    const std::size_t part = std::min(plain.size() - done, kRecord);
+    const int n = SSL_write(ssl_, plain.data() + done, static_cast<int>(part));
+    if (n <= 0) {
+      SetError(SSL_get_error(ssl_, n));
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+    TakeOutgoing(wire);
+  }
+  plain.clear();
   return true;
 }
 

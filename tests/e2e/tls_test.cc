@@ -3,7 +3,9 @@
 // pipelines, large values, pub/sub and blocking over TLS, bad input on the TLS port, a
 // certificate swapped by CONFIG SET, and (warden only) a handshake that never finishes.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +73,16 @@ const Certificates& Certs() {
   return *certs;
 }
 
+// The options that give a server a TLS port with the suite's certificates, then `extra`.
+std::vector<std::string> TlsArgs(std::uint16_t tls_port, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--tls-port",         std::to_string(tls_port),
+                                   "--tls-cert-file",    Certs().Path("server.crt"),
+                                   "--tls-key-file",     Certs().Path("server.key"),
+                                   "--tls-ca-cert-file", Certs().Path("ca.crt")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 class TlsTest : public ::testing::TestWithParam<ServerKind> {
  protected:
   void SetUp() override { ASSERT_TRUE(Certs().ok()) << Certs().error(); }
@@ -78,11 +90,7 @@ class TlsTest : public ::testing::TestWithParam<ServerKind> {
   // The server with a TLS port beside its plain one; `extra` follows the TLS options.
   bool Start(const std::vector<std::string>& extra = {}) {
     tls_port_ = FindFreePort();
-    std::vector<std::string> args = {"--tls-port",         std::to_string(tls_port_),
-                                     "--tls-cert-file",    Certs().Path("server.crt"),
-                                     "--tls-key-file",     Certs().Path("server.key"),
-                                     "--tls-ca-cert-file", Certs().Path("ca.crt")};
-    args.insert(args.end(), extra.begin(), extra.end());
+    const std::vector<std::string> args = TlsArgs(tls_port_, extra);
     std::string error;
     server_ = ServerProcess::Start(Binary(GetParam()), error, args);
     EXPECT_TRUE(server_) << error;
@@ -284,6 +292,69 @@ TEST_P(TlsTest, CertificatesAreReloadedByConfigSet) {
             "*2\r\n$25\r\ntls-session-cache-timeout\r\n$3\r\n300\r\n");
 }
 
+TEST_P(TlsTest, MonitorAndScriptsOverTls) {
+  ASSERT_TRUE(Start());
+  std::optional<RespClient> monitor = Tls(Certs().Client());
+  std::optional<RespClient> c = Tls(Certs().Client());
+  ASSERT_TRUE(monitor && c);
+  EXPECT_EQ(Send(*monitor, {"MONITOR"}), "+OK\r\n");
+  EXPECT_EQ(Send(*c, {"EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", "lock:m", "t"}),
+            "+OK\r\n");
+  const ReadResult line = monitor->ReadReply();
+  ASSERT_EQ(line.status, ReadStatus::kOk);
+  EXPECT_NE(line.bytes.find("\"EVAL\" \"return redis.call('SET', KEYS[1], ARGV[1])\" \"1\" "
+                            "\"lock:m\" \"t\""),
+            std::string::npos)
+      << line.bytes;
+  const ReadResult inner = monitor->ReadReply();
+  EXPECT_NE(inner.bytes.find("[0 lua] \"SET\" \"lock:m\" \"t\""), std::string::npos) << inner.bytes;
+}
+
+// A script past busy-reply-threshold: TLS clients are still read (from inside the script's
+// run) and told BUSY, and SCRIPT KILL from one of them ends it.
+TEST_P(TlsTest, ABusyScriptAnswersTlsClients) {
+  ASSERT_TRUE(Start({"--busy-reply-threshold", "100"}));
+  std::optional<RespClient> a = Tls(Certs().Client());
+  std::optional<RespClient> b = Tls(Certs().Client());
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->Send({"EVAL", "while true do end", "0"}));
+  std::string reply;
+  for (const Deadline deadline(10000); !deadline.Expired();) {
+    reply = b->Command({"PING"}).bytes;
+    if (reply != "+PONG\r\n") break;
+  }
+  EXPECT_EQ(reply,
+            "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+            "NOSAVE.\r\n");
+  EXPECT_EQ(b->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+  const ReadResult killed = a->ReadReply(10000);
+  EXPECT_EQ(killed.bytes.rfind("-ERR Script killed by user with SCRIPT KILL...", 0), 0u)
+      << killed.bytes;
+  EXPECT_EQ(Send(*b, {"PING"}), "+PONG\r\n");
+}
+
+// client-output-buffer-limit over TLS counts the replies not yet sent, as over TCP: a TLS
+// client that asks for much and reads nothing is closed.
+TEST_P(TlsTest, TheOutputLimitClosesATlsClientThatDoesNotRead) {
+  ASSERT_TRUE(Start({"--client-output-buffer-limit", "normal 1mb 0 0"}));
+  std::optional<RespClient> plain = Plain();
+  std::optional<RespClient> reader = Tls(Certs().Client());
+  ASSERT_TRUE(plain && reader);
+  ASSERT_EQ(Send(*plain, {"SET", "big", std::string(100000, 'v')}), "+OK\r\n");
+  std::string gets;
+  for (int i = 0; i < 2000; ++i) gets += EncodeCommand({"GET", "big"});
+  ASSERT_TRUE(reader->SendRaw(gets));
+  EXPECT_TRUE(LogShows("scheduled to be closed ASAP for overcoming of output buffer limits."));
+  // What the kernel already held arrives; then the end.
+  ReadResult r;
+  do {
+    r = reader->ReadReply(10000);
+  } while (r.status == ReadStatus::kOk);
+  EXPECT_EQ(r.status, ReadStatus::kClosed);
+  EXPECT_EQ(Send(*plain, {"INFO", "clients"}).find("connected_clients:1\r\n") != std::string::npos,
+            true);
+}
+
 // A server that cannot load its certificate at start refuses to start.
 TEST_P(TlsTest, ABadCertificateStopsTheStart) {
   std::string error;
@@ -305,11 +376,8 @@ TEST(WardenTlsTest, AHandshakeThatNeverFinishesIsClosed) {
   ASSERT_TRUE(Certs().ok()) << Certs().error();
   const std::uint16_t tls_port = FindFreePort();
   std::string error;
-  auto server = ServerProcess::Start(
-      Binary(ServerKind::kWarden), error,
-      {"--tls-port", std::to_string(tls_port), "--tls-cert-file", Certs().Path("server.crt"),
-       "--tls-key-file", Certs().Path("server.key"), "--tls-ca-cert-file", Certs().Path("ca.crt"),
-       "--tls-handshake-timeout", "200"});
+  auto server = ServerProcess::Start(Binary(ServerKind::kWarden), error,
+                                     TlsArgs(tls_port, {"--tls-handshake-timeout", "200"}));
   ASSERT_TRUE(server) << error;
   std::optional<RespClient> silent = RespClient::Connect(tls_port);
   std::optional<RespClient> partial = RespClient::Connect(tls_port);
@@ -322,6 +390,75 @@ TEST(WardenTlsTest, AHandshakeThatNeverFinishesIsClosed) {
   ASSERT_TRUE(plain);
   EXPECT_EQ(Send(*plain, {"CONFIG", "GET", "tls-handshake-timeout"}),
             "*2\r\n$21\r\ntls-handshake-timeout\r\n$3\r\n200\r\n");
+}
+
+// On SIGTERM a TLS client mid-pipeline gets every reply already computed, whole, then the end
+// of the connection, as a TCP client does (limits_test.cc).
+TEST(WardenTlsTest, SigtermDeliversTheComputedRepliesOverTls) {
+  ASSERT_TRUE(Certs().ok()) << Certs().error();
+  const std::uint16_t tls_port = FindFreePort();
+  std::string error;
+  auto server = ServerProcess::Start(Binary(ServerKind::kWarden), error, TlsArgs(tls_port));
+  ASSERT_TRUE(server) << error;
+  std::optional<RespClient> admin = RespClient::Connect(server->port());
+  std::optional<RespClient> slow = RespClient::ConnectTls(tls_port, Certs().Client());
+  ASSERT_TRUE(admin && slow);
+  const std::string value(100000, 'v');
+  const std::string bulk = "$100000\r\n" + value + "\r\n";
+  ASSERT_EQ(Send(*admin, {"SET", "big", value}), "+OK\r\n");
+  const std::string id = Send(*slow, {"CLIENT", "ID"});
+  ASSERT_EQ(id[0], ':');
+  std::string gets;
+  for (int i = 0; i < 2000; ++i) gets += EncodeCommand({"GET", "big"});
+  ASSERT_TRUE(slow->SendRaw(gets));
+  // Paused: no longer read from while its replies wait for it ("events=w").
+  const std::string mine = "id=" + id.substr(1, id.size() - 3) + " ";
+  bool paused = false;
+  for (const Deadline deadline(5000); !deadline.Expired() && !paused;) {
+    const std::string list = Send(*admin, {"CLIENT", "LIST"});
+    const std::size_t at = list.find(mine);
+    paused = at != std::string::npos &&
+             list.substr(at, list.find('\n', at) - at).find(" events=w ") != std::string::npos;
+  }
+  ASSERT_TRUE(paused);
+  ASSERT_EQ(kill(server->pid(), SIGTERM), 0);
+  int received = 0;
+  while (true) {
+    const ReadResult reply = slow->ReadReply(5000);
+    if (reply.status != ReadStatus::kOk) {
+      EXPECT_EQ(reply.status, ReadStatus::kClosed);
+      EXPECT_EQ(reply.bytes, "") << "a reply was cut short";
+      break;
+    }
+    ASSERT_EQ(reply.bytes, bulk) << "reply " << received;
+    ++received;
+  }
+  EXPECT_GE(received, 10);
+  EXPECT_LT(received, 2000);
+  slow.reset();
+  const std::optional<int> status = server->WaitForExit(5000);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+}
+
+// Past maxclients, a TLS client is told why once its handshake is done, then closed. (Redis
+// 7.0 writes the error before the handshake, where it cannot go, and just drops the client.)
+TEST(WardenTlsTest, ATlsClientPastMaxclientsIsToldAfterItsHandshake) {
+  ASSERT_TRUE(Certs().ok()) << Certs().error();
+  const std::uint16_t tls_port = FindFreePort();
+  std::string error;
+  auto server = ServerProcess::Start(Binary(ServerKind::kWarden), error,
+                                     TlsArgs(tls_port, {"--maxclients", "1"}));
+  ASSERT_TRUE(server) << error;
+  std::optional<RespClient> first = RespClient::ConnectTls(tls_port, Certs().Client());
+  ASSERT_TRUE(first);
+  EXPECT_EQ(Send(*first, {"PING"}), "+PONG\r\n");
+  std::optional<RespClient> second = RespClient::ConnectTls(tls_port, Certs().Client());
+  ASSERT_TRUE(second);
+  const ReadResult r = second->ReadUntilClose();
+  EXPECT_EQ(r.status, ReadStatus::kClosed);
+  EXPECT_EQ(r.bytes, "-ERR max number of clients reached\r\n");
+  EXPECT_EQ(Send(*first, {"PING"}), "+PONG\r\n");
 }
 
 }  // namespace
