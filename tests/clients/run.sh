@@ -169,6 +169,8 @@ start_warden() {  # name [extra flags...]
   if [ -z "$port" ] || ! wait_ping "$port" "$pid"; then
     echo "clients: warden ($1) did not start:" >&2
     cat "$work/$1.log" >&2
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
     return 1
   fi
   pids+=("$pid")
