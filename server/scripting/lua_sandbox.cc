@@ -8,6 +8,8 @@
 #include <lua.hpp>
 #include <string>
 
+#include "server/scripting/lua_libraries.h"
+
 extern "C" {
 int luaopen_cjson(lua_State* lua);
 int luaopen_bit(lua_State* lua);
@@ -338,6 +340,8 @@ void OpenLibraries(lua_State* lua) {
       {LUA_MATHLIBNAME, luaopen_math},
       {"bit", luaopen_bit},
       {"cjson", luaopen_cjson},
+      {"struct", OpenStructLibrary},
+      {"cmsgpack", OpenCmsgpackLibrary},
   };
   for (const auto& lib : libraries) {
     lua_pushcfunction(lua, lib.open);
@@ -415,7 +419,8 @@ int InstallSandbox(lua_State* lua) {
   }
   lua_pop(lua, 1);
 
-  for (const char* name : {"string", "math", "table", "coroutine", "bit", "cjson", "redis"}) {
+  for (const char* name :
+       {"string", "math", "table", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis"}) {
     lua_getglobal(lua, name);
     if (lua_istable(lua, -1)) {
       PushProxy(lua, -1, false);

@@ -1,14 +1,14 @@
 // The sandbox Redis puts around scripts, rebuilt on a stock Lua 5.1.
 //
 // Redis patches its Lua to make tables read-only. Here the same effect comes from proxies: scripts
-// see _G and every library table (string, math, table, coroutine, bit, cjson, redis) through
-// empty tables whose metatables read from the real ones and refuse writes with Redis's text,
-// "Attempt to modify a readonly table". Reading a global that does not exist raises "Script
-// attempted to access nonexistent global variable '<name>'". The functions that could reach past
-// a proxy (rawset, setmetatable, rawget, next, pairs, ipairs, unpack and the table library) are
-// wrapped to see through or refuse proxies; loadstring and load refuse precompiled bytecode and
-// give loaded code the sandboxed globals; os, io, debug, require, dofile, loadfile, print,
-// getfenv, setfenv and newproxy are removed.
+// see _G and every library table (string, math, table, coroutine, bit, cjson, struct, cmsgpack,
+// redis) through empty tables whose metatables read from the real ones and refuse writes with
+// Redis's text, "Attempt to modify a readonly table". Reading a global that does not exist raises
+// "Script attempted to access nonexistent global variable '<name>'". The functions that could
+// reach past a proxy (rawset, setmetatable, rawget, next, pairs, ipairs, unpack and the table
+// library) are wrapped to see through or refuse proxies; loadstring and load refuse precompiled
+// bytecode and give loaded code the sandboxed globals; os, io, debug, require, dofile, loadfile,
+// print, getfenv, setfenv and newproxy are removed.
 #pragma once
 
 struct lua_State;
@@ -21,7 +21,7 @@ namespace warden::server {
 int InstallSandbox(lua_State* lua);
 
 // Opens the standard libraries Redis exposes (base with coroutine, table, string, math, bit,
-// cjson) into the real globals and removes the ones it does not.
+// cjson, struct, cmsgpack) into the real globals and removes the ones it does not.
 void OpenLibraries(lua_State* lua);
 
 }  // namespace warden::server
