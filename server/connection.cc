@@ -473,13 +473,16 @@ void Connection::Flush() {
     ScheduleFlush();
     return;
   }
-  server_.state().stats.total_net_output_bytes += output_.size();
+  const std::size_t replies = output_.size();
   std::string* wire = WireBytes();
   if (wire == nullptr) {
     output_.clear();
     Close();
     return;
   }
+  // Counted as Redis counts them, before encryption, and once: replies a TLS handshake still
+  // holds back are counted when they are sealed.
+  if (tls_ == nullptr || output_.empty()) server_.state().stats.total_net_output_bytes += replies;
   // A TLS client turned away before its handshake is done: its reply waits for the handshake.
   if (wire->empty()) return;
   uv_buf_t buf = uv_buf_init(wire->data(), static_cast<unsigned int>(wire->size()));
