@@ -343,7 +343,9 @@ TEST_P(TlsTest, TheOutputLimitClosesATlsClientThatDoesNotRead) {
   ASSERT_EQ(Send(*plain, {"SET", "big", std::string(100000, 'v')}), "+OK\r\n");
   std::string gets;
   for (int i = 0; i < 2000; ++i) gets += EncodeCommand({"GET", "big"});
-  ASSERT_TRUE(reader->SendRaw(gets));
+  // The server may close the client before all of the pipeline is sent: the send's result
+  // depends on that race, what follows does not.
+  reader->SendRaw(gets);
   EXPECT_TRUE(LogShows("scheduled to be closed ASAP for overcoming of output buffer limits."));
   // What the kernel already held arrives; then the end.
   ReadResult r;
