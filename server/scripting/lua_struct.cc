@@ -161,6 +161,25 @@ void Reorder(char* bytes, std::size_t size, Endian endian) {
   for (std::size_t i = 0, j = size - 1; i < j; ++i, --j) std::swap(bytes[i], bytes[j]);
 }
 
+template <typename Float>
+void PackFloat(luaL_Buffer* out, lua_Number n, Endian endian) {
+  const auto value = static_cast<Float>(n);
+  char bytes[sizeof(Float)];
+  std::memcpy(bytes, &value, sizeof(bytes));
+  Reorder(bytes, sizeof(bytes), endian);
+  luaL_addlstring(out, bytes, sizeof(bytes));
+}
+
+template <typename Float>
+lua_Number UnpackFloat(const char* data, Endian endian) {
+  char bytes[sizeof(Float)];
+  std::memcpy(bytes, data, sizeof(bytes));
+  Reorder(bytes, sizeof(bytes), endian);
+  Float value = 0;
+  std::memcpy(&value, bytes, sizeof(value));
+  return value;
+}
+
 int Pack(lua_State* lua) {
   const char* fmt = luaL_checkstring(lua, 1);
   Header h;
@@ -181,17 +200,9 @@ int Pack(lua_State* lua) {
     } else if (opt == 'x') {
       luaL_addchar(&out, '\0');
     } else if (opt == 'f') {
-      auto f = static_cast<float>(luaL_checknumber(lua, arg++));
-      char bytes[sizeof(f)];
-      std::memcpy(bytes, &f, sizeof(f));
-      Reorder(bytes, sizeof(f), h.endian);
-      luaL_addlstring(&out, bytes, sizeof(f));
+      PackFloat<float>(&out, luaL_checknumber(lua, arg++), h.endian);
     } else if (opt == 'd') {
-      const double d = luaL_checknumber(lua, arg++);
-      char bytes[sizeof(d)];
-      std::memcpy(bytes, &d, sizeof(d));
-      Reorder(bytes, sizeof(d), h.endian);
-      luaL_addlstring(&out, bytes, sizeof(d));
+      PackFloat<double>(&out, luaL_checknumber(lua, arg++), h.endian);
     } else if (opt == 'c' || opt == 's') {
       std::size_t len = 0;
       const char* s = luaL_checklstring(lua, arg++, &len);
@@ -233,21 +244,9 @@ int Unpack(lua_State* lua) {
       ++results;
     } else if (opt == 'x') {
       // padding: nothing to return
-    } else if (opt == 'f') {
-      char bytes[sizeof(float)];
-      std::memcpy(bytes, data + at, sizeof(bytes));
-      Reorder(bytes, sizeof(bytes), h.endian);
-      float f = 0;
-      std::memcpy(&f, bytes, sizeof(f));
-      lua_pushnumber(lua, f);
-      ++results;
-    } else if (opt == 'd') {
-      char bytes[sizeof(double)];
-      std::memcpy(bytes, data + at, sizeof(bytes));
-      Reorder(bytes, sizeof(bytes), h.endian);
-      double d = 0;
-      std::memcpy(&d, bytes, sizeof(d));
-      lua_pushnumber(lua, d);
+    } else if (opt == 'f' || opt == 'd') {
+      lua_pushnumber(lua, opt == 'f' ? UnpackFloat<float>(data + at, h.endian)
+                                     : UnpackFloat<double>(data + at, h.endian));
       ++results;
     } else if (opt == 'c') {
       if (size == 0) {
