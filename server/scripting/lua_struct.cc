@@ -120,18 +120,22 @@ void ControlOption(lua_State* lua, char opt, const char** fmt, Header& h) {
 
 bool IsInteger(char opt) { return std::strchr("bBhHlLTiI", opt) != nullptr; }
 
+// What C's conversion of a double to an unsigned 64-bit integer gives in Redis's x86-64 build,
+// defined or not: truncation toward zero (negative values wrap), 0 from 2^64 up, and 2^63 for
+// -2^63 and below and for NaN.
+std::uint64_t ToUint64AsX86(lua_Number n) {
+  if (n >= 9223372036854775808.0) {
+    return n < 18446744073709551616.0 ? static_cast<std::uint64_t>(n) : 0;
+  }
+  if (n > -9223372036854775808.0) return static_cast<std::uint64_t>(static_cast<std::int64_t>(n));
+  return std::uint64_t{1} << 63;
+}
+
 // A number as `size` bytes of a two's complement integer (only the low 8 bytes carry value;
 // any more are zero or sign), as struct's putinteger does through a long.
 void PackInteger(lua_State* lua, luaL_Buffer* out, int arg, Endian endian, std::size_t size) {
   const lua_Number n = luaL_checknumber(lua, arg);
-  // Out of range, the conversions give what x86-64 gives Redis's C casts: 2^63 for NaN and
-  // below -2^63, 0 from 2^64 up.
-  std::uint64_t value = std::uint64_t{1} << 63;
-  if (n >= 0) {
-    value = n < 18446744073709551616.0 ? static_cast<std::uint64_t>(n) : 0;
-  } else if (n > -9223372036854775808.0) {
-    value = static_cast<std::uint64_t>(static_cast<std::int64_t>(n));
-  }
+  std::uint64_t value = ToUint64AsX86(n);
   char bytes[kMaxIntSize];
   for (std::size_t i = 0; i < size; ++i) {
     bytes[endian == Endian::kLittle ? i : size - 1 - i] = static_cast<char>(value & 0xff);
@@ -254,7 +258,9 @@ int Unpack(lua_State* lua) {
           luaL_error(lua, "format 'c0' needs a previous size");
         }
         const lua_Number previous = lua_tonumber(lua, -1);
-        size = previous > 0 ? static_cast<std::size_t>(previous) : 0;
+        // Converted as Redis's C converts it: a negative length becomes a huge one, which the
+        // check below refuses.
+        size = ToUint64AsX86(previous);
         lua_pop(lua, 1);
         --results;
         luaL_argcheck(lua, size <= len && at <= len - size, 2, "data string too short");
