@@ -258,7 +258,9 @@ for suite in "${suites[@]}"; do
       run_suite acl 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/acl.xml" "$here/python/test_acl.py"
       run_suite tls 90 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/tls.xml" "$here/python/test_tls.py" ;;
+        --junitxml="$results/tls.xml" "$here/python/test_tls.py"
+      run_suite script-libraries 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/script-libraries.xml" "$here/python/test_script_libraries.py" ;;
     redisson)
       run_suite redisson 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redisson.xml" "$here/python/test_redisson_locks.py" \
