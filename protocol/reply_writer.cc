@@ -86,6 +86,15 @@ void ReplyWriter::NullArray() { Raw(protocol_ == 3 ? std::string_view("_\r\n") :
 
 void ReplyWriter::ArrayHeader(std::size_t count) { Header('*', static_cast<std::int64_t>(count)); }
 
+void ReplyWriter::InsertHeader(std::size_t mark, char type, std::size_t count) {
+  char buf[24];
+  buf[0] = type;
+  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, count).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out_->insert(mark, buf, static_cast<std::size_t>(end - buf));
+}
+
 void ReplyWriter::MapHeader(std::size_t pairs) {
   if (protocol_ == 3) {
     Header('%', static_cast<std::int64_t>(pairs));

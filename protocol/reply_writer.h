@@ -67,8 +67,18 @@ class ReplyWriter {
   // Appends pre-encoded RESP.
   void Raw(std::string_view bytes) { out_->append(bytes); }
 
+  // An array whose length is known only once its elements are written (Redis's deferred
+  // length): DeferredMark() before the elements, then InsertArrayHeader(mark, n) after them.
+  std::size_t DeferredMark() const { return out_->size(); }
+  void InsertArrayHeader(std::size_t mark, std::size_t count) { InsertHeader(mark, '*', count); }
+  void InsertRawAt(std::size_t mark, std::string_view bytes) { out_->insert(mark, bytes); }
+  void InsertMapHeader(std::size_t mark, std::size_t pairs) {
+    InsertHeader(mark, protocol_ == 3 ? '%' : '*', protocol_ == 3 ? pairs : pairs * 2);
+  }
+
  private:
   void Header(char type, std::int64_t value);
+  void InsertHeader(std::size_t mark, char type, std::size_t count);
 
   std::string* out_;
   int protocol_;

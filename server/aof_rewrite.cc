@@ -13,6 +13,8 @@
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
+#include "storage/stream.h"
+#include "storage/stream_group.h"
 #include "storage/zset.h"
 
 namespace warden::server {
@@ -102,6 +104,80 @@ class Batches {
   std::size_t in_batch_ = 0;
 };
 
+// A stream as Redis 7.0's rewriteStreamObject writes it: its entries as XADDs (an empty stream
+// as an XADD that trims itself away), XSETID for its ids and counters, then each group, its
+// consumers and their pending entries.
+void WriteStream(CommandWriter& w, std::string_view key, const storage::Stream& s) {
+  char buf[48];
+  if (s.length() != 0) {
+    s.Range(storage::StreamId{}, storage::StreamId::Max(), false,
+            [&](storage::StreamId id, std::span<const storage::Stream::Field> fields) {
+              w.Begin(3 + fields.size() * 2);
+              w.Bulk("XADD");
+              w.Bulk(key);
+              w.Bulk(id.Format(buf));
+              for (const auto& [field, value] : fields) {
+                w.Bulk(field);
+                w.Bulk(value);
+              }
+              return true;
+            });
+  } else {
+    w.Begin(7);
+    for (std::string_view word :
+         {std::string_view("XADD"), key, std::string_view("MAXLEN"), std::string_view("0"),
+          std::string_view("0-1"), std::string_view("x"), std::string_view("y")}) {
+      w.Bulk(word);
+    }
+  }
+  w.Begin(7);
+  w.Bulk("XSETID");
+  w.Bulk(key);
+  w.Bulk(s.last_id().Format(buf));
+  w.Bulk("ENTRIESADDED");
+  w.Bulk(std::to_string(s.entries_added()));
+  w.Bulk("MAXDELETEDID");
+  w.Bulk(s.max_deleted_id().Format(buf));
+  const storage::StreamGroups* groups = s.groups_if_any();
+  if (groups == nullptr) return;
+  for (const auto& [name, group] : groups->all()) {
+    w.Begin(7);
+    w.Bulk("XGROUP");
+    w.Bulk("CREATE");
+    w.Bulk(key);
+    w.Bulk(name);
+    w.Bulk(group->last_id.Format(buf));
+    w.Bulk("ENTRIESREAD");
+    w.Bulk(std::to_string(group->entries_read));
+    for (const auto& [consumer_name, consumer] : group->consumers) {
+      if (consumer->pel.empty()) {
+        w.Begin(5);
+        w.Bulk("XGROUP");
+        w.Bulk("CREATECONSUMER");
+        w.Bulk(key);
+        w.Bulk(name);
+        w.Bulk(consumer_name);
+        continue;
+      }
+      for (const auto& [id, pending] : consumer->pel) {
+        w.Begin(12);
+        w.Bulk("XCLAIM");
+        w.Bulk(key);
+        w.Bulk(name);
+        w.Bulk(consumer_name);
+        w.Bulk("0");
+        w.Bulk(id.Format(buf));
+        w.Bulk("TIME");
+        w.Bulk(std::to_string(pending->delivery_time));
+        w.Bulk("RETRYCOUNT");
+        w.Bulk(std::to_string(pending->delivery_count));
+        w.Bulk("JUSTID");
+        w.Bulk("FORCE");
+      }
+    }
+  }
+}
+
 void WriteEntry(CommandWriter& w, const storage::Entry& e) {
   const std::string_view key = e.key();
   switch (e.type()) {
@@ -135,6 +211,9 @@ void WriteEntry(CommandWriter& w, const storage::Entry& e) {
       });
       break;
     }
+    case storage::ValueType::kStream:
+      WriteStream(w, key, *storage::StreamOf(e));
+      break;
     case storage::ValueType::kHash: {
       Batches b(w, "HMSET", key, storage::HashLength(e), 2);
       storage::HashForEach(e, [&](std::string_view field, std::string_view value) {

@@ -85,5 +85,7 @@ std::span<const CommandSpec> PubsubSubcommands();
 std::span<const CommandSpec> AclSubcommands();
 std::span<const CommandSpec> SlowlogSubcommands();
 std::span<const CommandSpec> LatencySubcommands();
+std::span<const CommandSpec> XgroupSubcommands();
+std::span<const CommandSpec> XinfoSubcommands();
 
 }  // namespace warden::server

@@ -550,6 +550,8 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
       {"zset-max-ziplist-value", std::to_string(c.encoding.zset_max_listpack_value)},
       {"list-max-listpack-size", std::to_string(c.encoding.list_max_listpack_size)},
       {"list-max-ziplist-size", std::to_string(c.encoding.list_max_listpack_size)},
+      {"stream-node-max-bytes", std::to_string(c.encoding.stream_node_max_bytes)},
+      {"stream-node-max-entries", std::to_string(c.encoding.stream_node_max_entries)},
       {"protected-mode", YesNo(c.protected_mode)},
       {"enable-debug-command", debug},
       {"loglevel", c.loglevel},

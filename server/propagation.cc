@@ -46,6 +46,7 @@ void Propagation::AddCommand(int db, std::span<const std::string_view> argv, int
     return;
   }
   replaced_ = false;
+  if (replacement_.empty()) return;  // suppressed
   if (depth == 0) {
     aof_.FeedEncoded(db, replacement_);
     return;

@@ -37,6 +37,12 @@ class Propagation {
   // between key and a PXAT (SET key value PXAT ms), as Redis writes them.
   void ReplaceDeadline(std::string_view command, std::string_view key, std::int64_t ms);
   void ReplaceSet(std::string_view key, std::string_view value, std::int64_t ms);
+  // The running command is not written itself, only what it Add()s (Redis's
+  // preventCommandPropagation: XREADGROUP and XCLAIM write XCLAIMs of their effects).
+  void Suppress() {
+    replacement_.clear();
+    replaced_ = true;
+  }
   // Whether the running command named its effect; cleared as each command starts.
   bool replaced() const { return replaced_; }
   void ClearReplacement() { replaced_ = false; }

@@ -21,6 +21,10 @@ struct EncodingLimits {
   std::size_t zset_max_listpack_value = 64;
   // Negative: a node's size class (-2 = 8 KB); positive: elements per node (see list.h).
   std::int64_t list_max_listpack_size = -2;
+  // Where a stream's node is closed (stream.h): its listpack bytes as Redis counts them, and
+  // its entries; 0 is no limit.
+  std::size_t stream_node_max_bytes = 4096;
+  std::int64_t stream_node_max_entries = 100;
 };
 
 }  // namespace warden::storage

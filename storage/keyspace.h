@@ -43,7 +43,7 @@ namespace warden::storage {
 
 inline constexpr std::int64_t kNoDeadline = 0;
 
-enum class ValueType : std::uint8_t { kString, kHash, kSet, kZset, kList };
+enum class ValueType : std::uint8_t { kString, kHash, kSet, kZset, kList, kStream };
 
 // How a value is held; OBJECT ENCODING shows Redis's name for the closest one.
 enum class Encoding : std::uint8_t {
@@ -64,12 +64,14 @@ enum class Encoding : std::uint8_t {
   // A small set of strings packed inline (as Redis 7.2's listpack sets; 7.0 has no such form,
   // so OBJECT ENCODING answers "hashtable" for it, as 7.0 would).
   kSetPacked,
+  // A Stream (stream.h): always large.
+  kStream,
 };
 
 // A large encoding's value bytes are a pointer to the structure that holds the collection.
 constexpr bool IsLarge(Encoding e) {
   return e == Encoding::kHashTable || e == Encoding::kSetTable || e == Encoding::kZsetSorted ||
-         e == Encoding::kListChunked;
+         e == Encoding::kListChunked || e == Encoding::kStream;
 }
 
 constexpr ValueType TypeOf(Encoding e) {
@@ -91,6 +93,8 @@ constexpr ValueType TypeOf(Encoding e) {
     case Encoding::kListPacked:
     case Encoding::kListChunked:
       return ValueType::kList;
+    case Encoding::kStream:
+      return ValueType::kStream;
   }
   return ValueType::kString;
 }

@@ -7,6 +7,7 @@
 #include "storage/list.h"
 #include "storage/reclaimer.h"
 #include "storage/set.h"
+#include "storage/stream.h"
 #include "storage/zset.h"
 
 namespace warden::storage {
@@ -28,6 +29,9 @@ Entry* CopyEntry(const Entry& e, Keyspace& to, std::size_t& outside_pool) {
     case Encoding::kZsetSorted:
       value = ZsetCopyValue(e, to);
       break;
+    case Encoding::kStream:
+      value = StreamCopyValue(e);
+      break;
     default:
       value = ListCopyValue(e);
       break;
@@ -45,6 +49,9 @@ Entry* CopyEntry(const Entry& e, Keyspace& to, std::size_t& outside_pool) {
                       set->tree().memory_bytes();
       break;
     }
+    case Encoding::kStream:
+      outside_pool += StreamOf(*copy)->memory_bytes();
+      break;
     default:
       outside_pool += ListOf(*copy)->memory_bytes();
       break;

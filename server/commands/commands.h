@@ -96,6 +96,29 @@ void BlmpopCommand(CommandContext& ctx);
 void BzpopminCommand(CommandContext& ctx);
 void BzpopmaxCommand(CommandContext& ctx);
 void BzmpopCommand(CommandContext& ctx);
+// stream_commands.cc
+void XaddCommand(CommandContext& ctx);
+void XrangeCommand(CommandContext& ctx);
+void XrevrangeCommand(CommandContext& ctx);
+void XlenCommand(CommandContext& ctx);
+void XdelCommand(CommandContext& ctx);
+void XtrimCommand(CommandContext& ctx);
+void XsetidCommand(CommandContext& ctx);
+
+// stream_read_commands.cc
+void XreadCommand(CommandContext& ctx);
+void XreadgroupCommand(CommandContext& ctx);
+
+// stream_group_commands.cc
+void XgroupCommand(CommandContext& ctx);
+void XackCommand(CommandContext& ctx);
+void XpendingCommand(CommandContext& ctx);
+void XclaimCommand(CommandContext& ctx);
+void XautoclaimCommand(CommandContext& ctx);
+
+// stream_info_commands.cc
+void XinfoCommand(CommandContext& ctx);
+
 // zset_commands.cc
 void ZaddCommand(CommandContext& ctx);
 void ZincrbyCommand(CommandContext& ctx);

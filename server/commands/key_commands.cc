@@ -47,6 +47,8 @@ std::string_view TypeName(storage::ValueType type) {
       return "zset";
     case storage::ValueType::kList:
       return "list";
+    case storage::ValueType::kStream:
+      return "stream";
   }
   return "none";
 }

@@ -11,6 +11,7 @@
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
+#include "storage/stream.h"
 #include "storage/zset.h"
 
 namespace warden::server {
@@ -88,6 +89,8 @@ std::string CopyValue(const Entry& value, storage::Keyspace& to) {
       return storage::ListCopyValue(value);
     case storage::ValueType::kZset:
       return storage::ZsetCopyValue(value, to);
+    case storage::ValueType::kStream:
+      return storage::StreamCopyValue(value);
     default:
       return std::string(value.value());
   }

@@ -14,6 +14,7 @@
 #include "storage/hash.h"
 #include "storage/list.h"
 #include "storage/set.h"
+#include "storage/stream.h"
 #include "storage/zset.h"
 
 namespace warden::server {
@@ -47,6 +48,8 @@ std::string_view EncodingName(const storage::Entry& e) {
     case Encoding::kListPacked:
     case Encoding::kListChunked:
       return "quicklist";
+    case Encoding::kStream:
+      return "stream";
   }
   return "raw";
 }
@@ -56,6 +59,9 @@ std::size_t ValueMemoryBytes(const storage::Entry& e, std::size_t samples) {
   if (!storage::IsLarge(e.encoding())) return bytes;
   if (e.encoding() == storage::Encoding::kListChunked) {
     return bytes + storage::ListOf(e)->memory_bytes();
+  }
+  if (e.encoding() == storage::Encoding::kStream) {
+    return bytes + storage::StreamOf(e)->memory_bytes();
   }
   const bool zset = e.encoding() == storage::Encoding::kZsetSorted;
   const auto* sorted = zset ? static_cast<const storage::SortedSet*>(e.large()) : nullptr;

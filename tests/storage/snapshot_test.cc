@@ -93,6 +93,9 @@ class SnapshotTest : public ::testing::Test {
             return true;
           });
           break;
+        case ValueType::kStream:
+          s += " stream";
+          break;
       }
       out.push_back(std::move(s));
     });
