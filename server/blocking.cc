@@ -49,6 +49,10 @@ void BlockingRegistry::Block(Session& session, std::span<const std::string_view>
     w->deadline = deadlines_.emplace(deadline_ms, w);
     w->has_deadline = true;
   }
+  const std::string_view name = w->views[0];
+  w->stream_group = name.size() == 10 && (name[0] == 'x' || name[0] == 'X') &&
+                    FindTopLevelCommand(name) == FindTopLevelCommand("xreadgroup");
+  if (w->stream_group) ++stream_group_waiters_;
   session.blocked = true;
   waiters_.emplace(session.id, std::move(owned));
 }
@@ -96,10 +100,12 @@ void BlockingRegistry::ServeReady(ServerState& server) {
       // position stays valid; after the last one the queue itself may be gone.
       Queue& queue = it->second;
       for (auto pos = queue.begin(); pos != queue.end();) {
-        if (server.dbs.db(db).Find(key, server.NowMs(), storage::Touch::kNo) == nullptr) break;
+        const bool present =
+            server.dbs.db(db).Find(key, server.NowMs(), storage::Touch::kNo) != nullptr;
+        if (!present && stream_group_waiters_ == 0) break;
         Waiter* w = *pos++;
         const bool last = pos == queue.end();
-        Retry(server, *w, key);
+        if (present || w->stream_group) Retry(server, *w, key);
         if (last) break;
       }
     }
@@ -136,7 +142,7 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
                              server.clock.MonotonicUs() - start_us,
                              server.command_stats.total_error_replies() != errors_before);
   // Served: what it wrote (BLMOVE's destination) may wake others, in this same ServeReady.
-  if ((spec->flags & kWrite) != 0) SignalKeys(waiter.db, *spec, waiter.views);
+  if ((spec->flags & (kWrite | kNoWake)) == kWrite) SignalKeys(waiter.db, *spec, waiter.views);
   Finish(&waiter, false, false);
 }
 
@@ -148,6 +154,7 @@ void BlockingRegistry::Unregister(Waiter* w) {
     if (it->second.empty()) map.erase(it);
   }
   if (w->has_deadline) deadlines_.erase(w->deadline);
+  if (w->stream_group) --stream_group_waiters_;
   w->session->blocked = false;
 }
 

@@ -118,6 +118,9 @@ class BlockingRegistry {
     std::vector<Queue::iterator> places;  // in each key's queue, in the order of keys
     std::multimap<std::int64_t, Waiter*>::iterator deadline;
     bool has_deadline = false;
+    // An XREADGROUP: it is answered (UNBLOCKED) when its stream goes, so it is retried on a
+    // signalled key that no longer exists.
+    bool stream_group = false;
   };
 
   KeyMap& keys_of(int db);
@@ -133,6 +136,9 @@ class BlockingRegistry {
   std::vector<ReadySet> ready_sets_;  // by database: what ready_ holds, to signal once
   std::string_view retry_key_;
   bool retrying_ = false;
+  // Blocked XREADGROUPs, so a deleted key costs a walk of its waiters only when one may care
+  // (Redis's blocked_clients_by_type[BLOCKED_STREAM]).
+  std::size_t stream_group_waiters_ = 0;
   bool kept_ = false;  // the command re-run by Retry blocked again
 };
 

@@ -33,6 +33,9 @@ enum CommandFlag : std::uint32_t {
   kBlocking = 1u << 14,
   kSkipSlowlog = 1u << 15,
   kNoMulti = 1u << 16,  // refused inside MULTI (SHUTDOWN, SAVE, SYNC, PSYNC)
+  // A write that never wakes blocked clients: the stream commands Redis does not signal
+  // (XSETID, XGROUP SETID, XACK...), so a reader blocked on `$` or `>` waits for an XADD.
+  kNoWake = 1u << 17,
   // High bits, apart from the flags other features add.
   kPubSub = 1u << 24,
   kMayReplicate = 1u << 25,  // not shown by COMMAND INFO (Redis hides it too)

@@ -238,7 +238,7 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   const std::int64_t end_us = server.clock.MonotonicUs();
   RecordExecution(server, session, spec, args, end_us - start_us);
   if (server.call_depth == 0 && server.timing_batch) server.next_call_start_us = end_us;
-  if ((spec.flags & kWrite) != 0 && !session.blocked) {
+  if ((spec.flags & (kWrite | kNoWake)) == kWrite && !session.blocked) {
     server.blocking.SignalKeys(session.db, spec, args);
   }
   // The others after they ran (the db after SELECT); admin commands are never shown.

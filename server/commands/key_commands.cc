@@ -248,9 +248,13 @@ void FlushdbCommand(CommandContext& ctx) {
     }
     ctx.server.dbs.FlushAll();
     ctx.server.active_expiry.ResetStats();
+    // A blocked XREADGROUP whose stream went ends with UNBLOCKED, as in Redis; other waiters
+    // find nothing and go on waiting.
+    for (int db = 0; db < ctx.server.dbs.count(); ++db) ctx.server.blocking.SignalDb(db);
   } else {
     ctx.server.watched_keys.TouchDb(ctx.session.db, -1, ctx.now_ms);
     ctx.server.dbs.Flush(ctx.session.db);
+    ctx.server.blocking.SignalDb(ctx.session.db);
   }
   ctx.reply.Ok();
 }

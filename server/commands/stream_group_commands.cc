@@ -525,10 +525,10 @@ namespace {
 // clang-format off
 constexpr CommandSpec kXgroupTable[] = {
     {"xgroup|create",         -5, kWrite | kDenyOom,     XgroupCommand, 2, 2, 1, "@write @stream @slow"},
-    {"xgroup|setid",          -5, kWrite,                XgroupCommand, 2, 2, 1, "@write @stream @slow"},
+    {"xgroup|setid",          -5, kWrite | kNoWake,                XgroupCommand, 2, 2, 1, "@write @stream @slow"},
     {"xgroup|destroy",         4, kWrite,                XgroupCommand, 2, 2, 1, "@write @stream @slow"},
-    {"xgroup|createconsumer",  5, kWrite | kDenyOom,     XgroupCommand, 2, 2, 1, "@write @stream @slow"},
-    {"xgroup|delconsumer",     5, kWrite,                XgroupCommand, 2, 2, 1, "@write @stream @slow"},
+    {"xgroup|createconsumer",  5, kWrite | kDenyOom | kNoWake,     XgroupCommand, 2, 2, 1, "@write @stream @slow"},
+    {"xgroup|delconsumer",     5, kWrite | kNoWake,                XgroupCommand, 2, 2, 1, "@write @stream @slow"},
     {"xgroup|help",            2, kLoading | kStale,     XgroupCommand, 0, 0, 0, "@stream @slow"},
 };
 // clang-format on
