@@ -229,13 +229,16 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/redis-py-pubsub.xml" "$here/python/test_redis_py_pubsub.py"
       run_suite blocking 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/blocking.xml" "$here/python/test_blocking.py" \
-        "$here/python/test_blocking_endings.py" "$here/python/test_blocking_contexts.py"
+        "$here/python/test_blocking_endings.py" "$here/python/test_blocking_contexts.py" \
+        "$here/python/test_stream_blocking.py"
       run_suite pubsub 180 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-pipeline.xml" "$here/python/test_redis_py_pipeline.py"
       run_suite redis-py-recipes 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-recipes.xml" "$here/python/test_redis_py_recipes.py"
+      run_suite redis-py-streams 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redis-py-streams.xml" "$here/python/test_redis_py_streams.py"
       run_suite transactions 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/transactions.xml" "$here/python/test_transactions.py"
       run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
