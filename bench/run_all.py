@@ -51,6 +51,14 @@ Sections (all by default):
                 lock-like keys loaded with everysec and BGREWRITEAOF on each while a PING loop
                 runs: rewrite time, worst and p99.9 PING, base file size (bench/aof_section.py);
                 ~5 minutes with ten million keys, ~5 GB of disk in /tmp at the peak
+  streams       Redis 7.0 streams (bench/streams_section.py): redis-benchmark `XADD s MAXLEN ~
+                10000 * field value` at pipeline 16 (with PING at P16 as its floor); a consumer
+                group read and acknowledged at pipeline 16 by bench/streamcycle (16
+                `XREADGROUP ... COUNT 1 ... >` and the XACKs of the previous write's entries per
+                write, 50 consumers); BullMQ's job throughput (bench/bullmq_throughput.mjs: add
+                10,000 jobs, then one Worker at concurrency 10; needs node and
+                tests/clients/node/node_modules); memory per entry (used_memory growth) of a
+                1,000,000-entry stream of job entries and of BullMQ completed events; ~4.5 min
 
 The times are for the default 3 rounds on the 2-core machine shared with builds; --quick takes
 about a quarter. The one-request-in-flight sections (redisson, semaphore, unixsocket, acl, tls,
@@ -105,6 +113,7 @@ from bench_workloads import type_workloads, workloads, zset_list_workloads
 from cycle_sections import (CLIENTS_TOTAL, acl_section, clients10k_section, raise_fd_limit,
                             redisson_section, semaphore_section, unixsocket_section)
 from results_report import draw_chart, machine, tables, versions, write_markdown
+from streams_section import streams_section, streams_tables
 from throughput_sections import (keyspace_section, throughput_section, types_section,
                                  zsets_lists_section)
 from tls_section import tls_section
@@ -113,7 +122,7 @@ __all__ = ["Client", "ServerPair", "encode", "free_port"]
 
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
             "startup", "zsets_lists", "zsets_lists_memory", "blocking", "redisson", "semaphore",
-            "unixsocket", "clients10k", "pubsub", "handoff", "aof", "acl", "tls")
+            "unixsocket", "clients10k", "pubsub", "handoff", "aof", "acl", "tls", "streams")
 # The pubsub section: bench/pubsub_bench.py with these.
 PUBSUB_SUBSCRIBERS = 100
 PUBSUB_PIPELINES = (1, 16)
@@ -184,6 +193,8 @@ def main():
     for tool in ("taskset", "redis-benchmark", args.redis):
         if shutil.which(tool) is None:
             ap.error(f"{tool} not found")
+    if "streams" in sections and shutil.which("node") is None:
+        ap.error("the streams section runs BullMQ with node, which is not found")
     if "clients10k" in sections and not raise_fd_limit(CLIENTS_TOTAL + 200):
         ap.error(f"clients10k needs an fd limit of {CLIENTS_TOTAL + 200} (ulimit -Hn is "
                  f"{resource.getrlimit(resource.RLIMIT_NOFILE)[1]}): leave it out of --only")
@@ -234,7 +245,7 @@ def main():
         for name, section in (("redisson", redisson_section), ("semaphore", semaphore_section),
                               ("unixsocket", unixsocket_section),
                               ("clients10k", clients10k_section), ("acl", acl_section),
-                              ("tls", tls_section)):
+                              ("tls", tls_section), ("streams", streams_section)):
             if name in sections:
                 section(args, tmp, out)
     if "pubsub" in sections:
@@ -256,8 +267,15 @@ def main():
         json.dump(out, f, indent=1)
     chart = draw_chart(out, os.path.join(args.out, "ratios.png"))
     write_markdown(out, os.path.join(args.out, "latest.md"), chart)
+    # The streams section's memory and BullMQ figures: a table of their own after the others.
+    extra = streams_tables(out)
+    if extra:
+        with open(os.path.join(args.out, "latest.md"), "a") as f:
+            f.write("\n" + extra)
     print()
     print(tables(out))
+    if extra:
+        print(extra)
     print(f"took {out['elapsed_s']} s; wrote {args.out}/latest.md and latest.json; " +
           ("chart ratios.png" if chart else "chart skipped (python3-matplotlib not installed)"))
 
