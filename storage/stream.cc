@@ -170,15 +170,22 @@ bool ParseStreamUint(std::string_view text, std::uint64_t& out) {
 Stream::Stream() = default;
 Stream::~Stream() = default;
 
+std::size_t Stream::element_count() const {
+  return length_ + (groups_ != nullptr ? groups_->pending_count() : 0);
+}
+
 bool Stream::ClearSome(std::size_t max_elements) {
   std::size_t freed = 0;
   while (!nodes_.empty() && freed < max_elements) {
     const auto it = nodes_.begin();
     freed += it->second.live + it->second.deleted;
+    length_ -= it->second.live;
     nodes_.erase(it);
   }
-  if (nodes_.empty()) groups_.reset();
-  return nodes_.empty();
+  if (!nodes_.empty() || freed >= max_elements) return false;
+  if (groups_ != nullptr && !groups_->ClearSome(max_elements - freed)) return false;
+  groups_.reset();
+  return true;
 }
 
 std::size_t Stream::LpBytes(const Node& node) {
@@ -270,13 +277,14 @@ Stream::Cursor::Cursor(const Stream& stream, StreamId start, StreamId end, bool 
     : stream_(stream), start_(start), end_(end), reverse_(reverse) {}
 
 bool Stream::Cursor::LoadNode() {
-  offsets_.clear();
+  offsets_->clear();
   const Node& node = node_->second;
+  offsets_->reserve(node.live + node.deleted);
   const char* base = node.entries.data();
   const char* p = base;
   const char* const stop = base + node.entries.size();
   while (p < stop) {
-    offsets_.push_back(static_cast<std::size_t>(p - base));
+    offsets_->push_back(static_cast<std::size_t>(p - base));
     const auto flags = static_cast<unsigned char>(*p++);
     ReadVarint(p);
     ReadVarint(p);
@@ -284,7 +292,7 @@ bool Stream::Cursor::LoadNode() {
     if ((flags & kSameFields) == 0) strings = ReadVarint(p) * 2;
     for (std::uint64_t i = 0; i < strings; ++i) SkipPacked(p);
   }
-  index_ = reverse_ ? offsets_.size() : 0;
+  index_ = reverse_ ? offsets_->size() : 0;
   return true;
 }
 
@@ -303,7 +311,7 @@ bool Stream::Cursor::Next() {
     LoadNode();
   }
   for (;;) {
-    const bool exhausted = reverse_ ? index_ == 0 : index_ == offsets_.size();
+    const bool exhausted = reverse_ ? index_ == 0 : index_ == offsets_->size();
     if (exhausted) {
       if (reverse_) {
         if (node_ == nodes.begin()) return false;
@@ -318,35 +326,37 @@ bool Stream::Cursor::Next() {
     }
     const std::size_t i = reverse_ ? --index_ : index_++;
     const Node& node = node_->second;
-    const char* p = node.entries.data() + offsets_[i];
+    const char* p = node.entries.data() + (*offsets_)[i];
     const auto flags = static_cast<unsigned char>(*p++);
     StreamId id = node_->first;
     id.ms += ReadVarint(p);
     id.seq += static_cast<std::uint64_t>(UnZigZag(ReadVarint(p)));
-    if (reverse_) {
-      if (id < start_) return false;
-      if (id > end_) continue;
-    } else {
-      if (id > end_) return false;
-      if (id < start_) continue;
-    }
+    // A tombstone is skipped before the bound is checked, as Redis's iterator does: after an
+    // XSETID lowered the last id, a node may hold a deleted entry above a later live one.
     if (flags & kDeleted) continue;
-    fields_.clear();
+    if (reverse_) {
+      if (id > end_) continue;
+      if (id < start_) return false;
+    } else {
+      if (id < start_) continue;
+      if (id > end_) return false;
+    }
+    fields_->clear();
     if (flags & kSameFields) {
       const char* f = node.master.data();
       for (std::uint32_t n = 0; n < node.master_fields; ++n) {
         const std::string_view field = ReadPacked(f);
-        fields_.emplace_back(field, ReadPacked(p));
+        fields_->emplace_back(field, ReadPacked(p));
       }
     } else {
       const std::uint64_t n = ReadVarint(p);
       for (std::uint64_t k = 0; k < n; ++k) {
         const std::string_view field = ReadPacked(p);
-        fields_.emplace_back(field, ReadPacked(p));
+        fields_->emplace_back(field, ReadPacked(p));
       }
     }
     id_ = id;
-    offset_ = offsets_[i];
+    offset_ = (*offsets_)[i];
     return true;
   }
 }

@@ -29,6 +29,7 @@
 #include "storage/keyspace.h"
 #include "storage/large_value.h"
 #include "storage/radix_shape.h"
+#include "storage/scratch_vector.h"
 
 namespace warden::storage {
 
@@ -76,7 +77,8 @@ class Stream final : public LargeValue {
   Stream& operator=(const Stream&) = delete;
 
   std::size_t length() const { return length_; }
-  std::size_t element_count() const override { return length_; }
+  // Entries and pending entries: what freeing the stream costs.
+  std::size_t element_count() const override;
   bool ClearSome(std::size_t max_elements) override;
 
   // The last id added (or set by XSETID): new ids must be greater.
@@ -104,6 +106,11 @@ class Stream final : public LargeValue {
   std::int64_t Trim(const StreamTrim& trim);
   // The first (or last) live entry's id; false when empty.
   bool EdgeId(bool first, StreamId& id) const;
+  // The first entry's id, deleted or not (Redis's streamGetEdgeID without skipping
+  // tombstones): the first node's first id, or the max when there is no node.
+  StreamId FirstIdWithTombstones() const {
+    return nodes_.empty() ? StreamId::Max() : nodes_.begin()->first;
+  }
 
   // Calls fn(id, fields) for the live entries with start <= id <= end, from the start (or,
   // `reverse`, from the end) until it returns false. `fields` is a span valid during the call.
@@ -152,7 +159,7 @@ class Stream final : public LargeValue {
     Cursor(const Stream& stream, StreamId start, StreamId end, bool reverse);
     bool Next();
     StreamId id() const { return id_; }
-    const std::vector<Field>& fields() const { return fields_; }
+    const std::vector<Field>& fields() const { return *fields_; }
     // Where the current entry's flags byte is, for Delete.
     Nodes::const_iterator node() const { return node_; }
     std::size_t offset() const { return offset_; }
@@ -165,11 +172,11 @@ class Stream final : public LargeValue {
     bool reverse_;
     bool started_ = false;
     Nodes::const_iterator node_;
-    std::vector<std::size_t> offsets_;  // of the current node's entries
+    ScratchVector<std::size_t> offsets_;  // of the current node's entries
     std::size_t index_ = 0;
     std::size_t offset_ = 0;
     StreamId id_;
-    std::vector<Field> fields_;
+    ScratchVector<Field> fields_;
   };
 
   static std::size_t LpBytes(const Node& node);

@@ -108,6 +108,33 @@ std::unique_ptr<StreamGroups> StreamGroups::Clone() const {
   return copy;
 }
 
+std::size_t StreamGroups::pending_count() const {
+  std::size_t n = 0;
+  for (const auto& [name, group] : groups_) n += group->pel.size();
+  return n;
+}
+
+bool StreamGroups::ClearSome(std::size_t max_elements) {
+  std::size_t freed = 0;
+  while (!groups_.empty() && freed < max_elements) {
+    StreamGroup& g = *groups_.begin()->second;
+    // The consumers' views first, so no consumer points at a freed entry.
+    for (auto& [name, consumer] : g.consumers) {
+      while (!consumer->pel.empty() && freed < max_elements) {
+        consumer->pel.erase(consumer->pel.begin());
+        ++freed;
+      }
+    }
+    if (freed >= max_elements) break;
+    while (!g.pel.empty() && freed < max_elements) {
+      g.pel.erase(g.pel.begin());
+      ++freed;
+    }
+    if (g.pel.empty()) groups_.erase(groups_.begin());
+  }
+  return groups_.empty();
+}
+
 std::size_t StreamGroups::memory_bytes() const {
   constexpr std::size_t kMapNode = 4 * sizeof(void*);
   std::size_t bytes = sizeof(StreamGroups);

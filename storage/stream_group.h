@@ -70,6 +70,10 @@ class StreamGroups {
   const Map& all() const { return groups_; }
   std::size_t size() const { return groups_.size(); }
   std::unique_ptr<StreamGroups> Clone() const;
+  // Pending entries over every group.
+  std::size_t pending_count() const;
+  // Frees up to about `max_elements` pending entries (for the Reclaimer); true once empty.
+  bool ClearSome(std::size_t max_elements);
   std::size_t memory_bytes() const;
 
  private:

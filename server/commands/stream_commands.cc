@@ -128,10 +128,8 @@ void RewriteTrim(const Stream& stream, const AddTrimArgs& a, std::vector<std::st
   if (a.trim.strategy == StreamTrim::Strategy::kMaxLength) {
     value = std::to_string(stream.length());
   } else {
-    StreamId first;
-    if (!stream.EdgeId(true, first)) first = StreamId::Max();
     char buf[48];
-    value = std::string(first.Format(buf));
+    value = std::string(stream.FirstIdWithTombstones().Format(buf));
   }
   argv[a.trim_arg] = value;
 }
@@ -288,15 +286,17 @@ void XdelCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  // Every id is checked before any is deleted.
-  std::vector<StreamId> ids(ctx.argc() - 2);
+  // Every id is checked before any is deleted, then read again as each is deleted: no array of
+  // ids to allocate.
+  StreamId id;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    if (!StreamIdArg(ctx, ctx.arg(i), 0, true, nullptr, ids[i - 2])) return;
+    if (!StreamIdArg(ctx, ctx.arg(i), 0, true, nullptr, id)) return;
   }
   Stream& stream = *storage::StreamOf(*entry);
   std::int64_t deleted = 0;
   bool first_deleted = false;
-  for (const StreamId& id : ids) {
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    ParseStreamId(ctx.arg(i), 0, true, nullptr, id);
     if (!stream.Delete(id)) continue;
     if (id == stream.first_id()) first_deleted = true;
     if (id > stream.max_deleted_id()) stream.SetMaxDeletedId(id);

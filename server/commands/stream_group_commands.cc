@@ -42,7 +42,7 @@ void NoGroupForKey(CommandContext& ctx, std::string_view key, std::string_view g
 // missing key or group (XCLAIM, XAUTOCLAIM).
 bool FindGroup(CommandContext& ctx, Entry*& entry, StreamGroup*& group) {
   if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kStream, entry)) return false;
-  group = entry != nullptr ? storage::StreamOf(*entry)->groups().Find(ctx.arg(2)) : nullptr;
+  group = entry != nullptr ? FindStreamGroup(*storage::StreamOf(*entry), ctx.arg(2)) : nullptr;
   if (group == nullptr) {
     NoGroupForKey(ctx, ctx.arg(1), ctx.arg(2));
     return false;
@@ -130,7 +130,7 @@ void XgroupCommand(CommandContext& ctx) {
           "want to use the MKSTREAM option to create an empty stream automatically.");
       return;
     }
-    group = stream->groups().Find(name);
+    group = FindStreamGroup(*stream, name);
     if (group == nullptr && !create && !ArgIs(opt, "destroy")) {
       ctx.reply.Error({"NOGROUP No such consumer group '", name, "' for key name '", key, "'"});
       return;
@@ -203,17 +203,19 @@ void XackCommand(CommandContext& ctx) {
   Entry* entry = nullptr;
   if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kStream, entry)) return;
   StreamGroup* group =
-      entry != nullptr ? storage::StreamOf(*entry)->groups().Find(ctx.arg(2)) : nullptr;
+      entry != nullptr ? FindStreamGroup(*storage::StreamOf(*entry), ctx.arg(2)) : nullptr;
   if (group == nullptr) {
     ctx.reply.Integer(0);
     return;
   }
-  std::vector<StreamId> ids(ctx.argc() - 3);
+  // All ids are checked first (the reply is all or nothing), then read again as acknowledged.
+  StreamId id;
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    if (!StreamIdArg(ctx, ctx.arg(i), 0, true, nullptr, ids[i - 3])) return;
+    if (!StreamIdArg(ctx, ctx.arg(i), 0, true, nullptr, id)) return;
   }
   std::int64_t acked = 0;
-  for (const StreamId& id : ids) {
+  for (std::size_t i = 3; i < ctx.argc(); ++i) {
+    ParseStreamId(ctx.arg(i), 0, true, nullptr, id);
     if (group->Ack(id)) {
       ++acked;
       ctx.server.dbs.CountChange();
@@ -364,7 +366,8 @@ void XclaimCommand(CommandContext& ctx) {
       justid = true;
     } else if (ArgIs(opt, "idle") && more) {
       if (!number("IDLE", delivery_time)) return;
-      delivery_time = now - delivery_time;
+      // An idle time past the clock's range is a bogus time, taken as now below.
+      if (__builtin_sub_overflow(now, delivery_time, &delivery_time)) delivery_time = -1;
     } else if (ArgIs(opt, "time") && more) {
       if (!number("TIME", delivery_time)) return;
     } else if (ArgIs(opt, "retrycount") && more) {

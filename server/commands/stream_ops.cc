@@ -89,6 +89,12 @@ std::size_t ReplyStreamRange(CommandContext& ctx, const storage::Stream& stream,
 
 namespace {
 
+// A served blocked reader runs outside any command (depth 0); its effects still go together,
+// wrapped in MULTI/EXEC when more than one, as Redis's propagatePendingCommands writes them.
+int EffectDepth(const CommandContext& ctx) {
+  return ctx.server.call_depth > 0 ? ctx.server.call_depth : 1;
+}
+
 std::string_view Digits(std::int64_t v, char (&buf)[24]) {
   const char* end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
   return {buf, static_cast<std::size_t>(end - buf)};
@@ -113,7 +119,7 @@ void PropagateClaim(CommandContext& ctx, std::string_view key, std::string_view 
       "RETRYCOUNT", Digits(static_cast<std::int64_t>(pending.delivery_count), count_buf),
       "FORCE",      "JUSTID",
       "LASTID",     group.last_id.Format(last_buf)};
-  propagation.Add(ctx.session.db, argv, ctx.server.call_depth);
+  propagation.Add(ctx.session.db, argv, EffectDepth(ctx));
 }
 
 void PropagateGroupId(CommandContext& ctx, std::string_view key, std::string_view group_name,
@@ -129,7 +135,7 @@ void PropagateGroupId(CommandContext& ctx, std::string_view key, std::string_vie
                                    group.last_id.Format(id_buf),
                                    "ENTRIESREAD",
                                    Digits(group.entries_read, read_buf)};
-  propagation.Add(ctx.session.db, argv, ctx.server.call_depth);
+  propagation.Add(ctx.session.db, argv, EffectDepth(ctx));
 }
 
 void PropagateConsumerCreation(CommandContext& ctx, std::string_view key,
@@ -137,7 +143,7 @@ void PropagateConsumerCreation(CommandContext& ctx, std::string_view key,
   Propagation& propagation = ctx.server.propagation;
   if (!propagation.active()) return;
   const std::string_view argv[] = {"XGROUP", "CREATECONSUMER", key, group_name, consumer};
-  propagation.Add(ctx.session.db, argv, ctx.server.call_depth);
+  propagation.Add(ctx.session.db, argv, EffectDepth(ctx));
 }
 
 }  // namespace warden::server

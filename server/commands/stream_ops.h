@@ -33,6 +33,12 @@ void ReplyStreamEntry(CommandContext& ctx, storage::StreamId id,
 // missing.
 bool LookupStream(CommandContext& ctx, std::string_view key, storage::Entry*& entry);
 
+// The group `name` of `stream`, or nullptr; a lookup never creates the stream's group table.
+inline storage::StreamGroup* FindStreamGroup(storage::Stream& stream, std::string_view name) {
+  const storage::StreamGroups* groups = stream.groups_if_any();
+  return groups != nullptr ? groups->Find(name) : nullptr;
+}
+
 // The node limits of the configuration.
 storage::StreamNodeLimits StreamLimits(const CommandContext& ctx);
 

@@ -14,6 +14,7 @@
 #include "server/errors.h"
 #include "server/notify.h"
 #include "server/propagation.h"
+#include "storage/scratch_vector.h"
 
 namespace warden::server {
 namespace {
@@ -176,6 +177,19 @@ void ReplyNew(CommandContext& ctx, std::string_view key, Stream& stream, StreamI
   if (a.noack && moved) PropagateGroupId(ctx, key, a.group, *group);
 }
 
+// Whether a live entry follows `after`. Redis wakes a stream reader only for an XADD (and a
+// key that goes); warden retries it on any write to the key, so a write that added nothing
+// (EXPIRE, XSETID past a deleted tail) must leave it waiting.
+bool HasEntryAfter(const Stream& stream, StreamId after) {
+  if (stream.last_id() <= after || !after.Increment()) return false;
+  bool found = false;
+  stream.Range(after, StreamId::Max(), false, [&](StreamId, std::span<const Stream::Field>) {
+    found = true;
+    return false;
+  });
+  return found;
+}
+
 void StreamHeader(CommandContext& ctx, std::string_view key) {
   if (ctx.session.resp != 3) ctx.reply.ArrayHeader(2);
   ctx.reply.Bulk(key);
@@ -199,7 +213,7 @@ void ServeRetry(CommandContext& ctx, const ReadArgs& a) {
     StreamId after;
     StreamGroup* group = nullptr;
     if (a.group_form) {
-      group = stream.groups().Find(a.group);
+      group = FindStreamGroup(stream, a.group);
       if (group == nullptr) {
         ctx.reply.Error("NOGROUP the consumer group this client was blocked on no longer exists");
         return;
@@ -208,7 +222,7 @@ void ServeRetry(CommandContext& ctx, const ReadArgs& a) {
     } else {
       ParseStreamId(id_arg, 0, true, nullptr, after);
     }
-    if (stream.last_id() > after) {
+    if (HasEntryAfter(stream, after)) {
       StreamConsumer* consumer = group != nullptr ? ReaderConsumer(ctx, key, *group, a) : nullptr;
       if (ctx.session.resp == 3) {
         ctx.reply.MapHeader(1);
@@ -233,8 +247,12 @@ void ReadCommand(CommandContext& ctx, bool group_form) {
     ServeRetry(ctx, a);
     return;
   }
-  std::vector<StreamId> after(a.n);
-  std::vector<StreamGroup*> groups(group_form ? a.n : 0);
+  storage::ScratchVector<StreamId> after_ids;
+  storage::ScratchVector<StreamGroup*> group_list;
+  std::vector<StreamId>& after = *after_ids;
+  std::vector<StreamGroup*>& groups = *group_list;
+  after.resize(a.n);
+  groups.resize(group_form ? a.n : 0);
   std::vector<std::string> resolved;  // `$` as the id it stood for, for a wait
   for (std::size_t i = 0; i < a.n; ++i) {
     const std::string_view key = ctx.arg(a.streams + i);
@@ -243,7 +261,7 @@ void ReadCommand(CommandContext& ctx, bool group_form) {
     if (!LookupTypedRead(ctx, key, storage::ValueType::kStream, entry)) return;
     if (group_form) {
       StreamGroup* group =
-          entry != nullptr ? storage::StreamOf(*entry)->groups().Find(a.group) : nullptr;
+          entry != nullptr ? FindStreamGroup(*storage::StreamOf(*entry), a.group) : nullptr;
       if (group == nullptr) {
         ctx.reply.Error({"NOGROUP No such key '", key, "' or consumer group '", a.group,
                          "' in XREADGROUP with GROUP option"});

@@ -130,6 +130,23 @@ TEST(StreamTest, DeletingTheLastLiveEntryOfANodeRemovesIt) {
   EXPECT_EQ(first, (StreamId{3, 0}));
 }
 
+TEST(StreamTest, ATombstoneAboveALaterEntryDoesNotHideIt) {
+  // XSETID may lower the last id below a deleted tail entry: the next append lands after the
+  // tombstone in the same node, with a smaller id.
+  Stream s;
+  const Pairs p = {"a", "1"};
+  s.Append({1, 0}, Views(p), {});
+  s.Append({5, 0}, Views(p), {});
+  ASSERT_TRUE(s.Delete({5, 0}));
+  s.SetLastId({2, 0});
+  s.Append({3, 0}, Views(p), {});
+  EXPECT_EQ(Contents(s, {2, 0}, {4, 0}).size(), 1u);
+  EXPECT_EQ(Contents(s, {2, 0}, {4, 0}, true).size(), 1u);
+  EXPECT_TRUE(s.Contains({3, 0}));
+  EXPECT_TRUE(s.Delete({3, 0}));
+  EXPECT_EQ(s.length(), 1u);
+}
+
 TEST(StreamTest, ApproximateTrimmingDropsOnlyWholeNodes) {
   Stream s;
   const StreamNodeLimits limits{4096, 10};
