@@ -35,7 +35,9 @@ void SubcommandSyntaxError(CommandContext& ctx) {
 }
 
 void NoGroupForKey(CommandContext& ctx, std::string_view key, std::string_view group) {
-  ctx.reply.Error({"NOGROUP No such key '", key, "' or consumer group '", group, "'"});
+  // Redis formats the names with %s: each ends at its first NUL.
+  ctx.reply.Error({"NOGROUP No such key '", errors::CString(key), "' or consumer group '",
+                   errors::CString(group), "'"});
 }
 
 // The stream at argument 1 and its group at argument 2, or a reply: WRONGTYPE, or NOGROUP for a
@@ -132,7 +134,8 @@ void XgroupCommand(CommandContext& ctx) {
     }
     group = FindStreamGroup(*stream, name);
     if (group == nullptr && !create && !ArgIs(opt, "destroy")) {
-      ctx.reply.Error({"NOGROUP No such consumer group '", name, "' for key name '", key, "'"});
+      ctx.reply.Error({"NOGROUP No such consumer group '", errors::CString(name),
+                       "' for key name '", errors::CString(key), "'"});
       return;
     }
   }

@@ -189,8 +189,8 @@ void XinfoCommand(CommandContext& ctx) {
     const storage::StreamGroups* groups = stream.groups_if_any();
     const StreamGroup* group = groups != nullptr ? groups->Find(ctx.arg(3)) : nullptr;
     if (group == nullptr) {
-      ctx.reply.Error(
-          {"NOGROUP No such consumer group '", ctx.arg(3), "' for key name '", key, "'"});
+      ctx.reply.Error({"NOGROUP No such consumer group '", errors::CString(ctx.arg(3)),
+                       "' for key name '", errors::CString(key), "'"});
       return;
     }
     const std::int64_t now = ctx.live_now_ms();

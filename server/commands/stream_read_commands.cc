@@ -263,8 +263,8 @@ void ReadCommand(CommandContext& ctx, bool group_form) {
       StreamGroup* group =
           entry != nullptr ? FindStreamGroup(*storage::StreamOf(*entry), a.group) : nullptr;
       if (group == nullptr) {
-        ctx.reply.Error({"NOGROUP No such key '", key, "' or consumer group '", a.group,
-                         "' in XREADGROUP with GROUP option"});
+        ctx.reply.Error({"NOGROUP No such key '", errors::CString(key), "' or consumer group '",
+                         errors::CString(a.group), "' in XREADGROUP with GROUP option"});
         return;
       }
       groups[i] = group;

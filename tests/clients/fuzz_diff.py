@@ -13,9 +13,12 @@ TTLs within a tolerance, KEYS as a sorted list, SCAN as the set of keys of a ful
 HELLO without its connection id, and for hashes and sets (fuzz/commands.py): iteration order
 only where the encoding makes it deterministic, random picks (SRANDMEMBER, HRANDFIELD, SPOP) by
 count and membership in the value read just before, HSCAN/SSCAN as full iterations, MEMORY
-USAGE and OBJECT IDLETIME loosely. After an SPOP both servers drop whatever either one popped,
-so their keyspaces stay identical. On a mismatch the sequence is shrunk (delta debugging over the
-command list) and printed as a tests/differential case file, with both replies.
+USAGE and OBJECT IDLETIME loosely, and for streams (fuzz/stream_commands.py, which never lets
+an entry id come from a server's clock where the id is compared) the idle, seen and delivery
+times in XPENDING and XINFO replies within 1 s, the rest of those replies exactly. After an
+SPOP both servers drop whatever either one popped, so their keyspaces stay identical. On a
+mismatch the sequence is shrunk (delta debugging over the command list) and printed as a
+tests/differential case file, with both replies.
 
     python3 tests/clients/fuzz_diff.py                    # seeds 1..20, 300 commands each
     python3 tests/clients/fuzz_diff.py --seeds 1000       # the long run
@@ -65,6 +68,69 @@ def within(a, b, tol):
         return abs(a[1] - b[1]) <= tol
     if a[0] in "*~>" and a[1] is not None and b[1] is not None:
         return len(a[1]) == len(b[1]) and all(within(x, y, tol) for x, y in zip(a[1], b[1]))
+    return a == b
+
+
+CLOCK_FIELDS = {b"idle", b"seen-time", b"active-time", b"inactive"}
+
+
+def clocks_marked(cmd, value):
+    """The reply with its clock readings (milliseconds) turned into ("clock", n): XPENDING's
+    idle times (its extended form), the idle of XINFO CONSUMERS, XINFO STREAM FULL's seen-time
+    and the delivery times in its PELs. Fields are found by name in maps and in RESP2's
+    flat field-value arrays; a PEL entry is [id, consumer, time, count] (a group's, XPENDING's)
+    or [id, time, count] (a consumer's)."""
+    if cmd.args[0].upper() == "XPENDING":
+        if len(cmd.args) <= 3 or value[0] != "*" or value[1] is None:
+            return value
+        return ("*", [pel_entry_marked(item, 4) for item in value[1]])
+    return _clock_fields(value)
+
+
+def pel_entry_marked(item, size):
+    if item[0] == "*" and item[1] is not None and len(item[1]) == size \
+            and item[1][-2][0] == ":":
+        items = list(item[1])
+        items[-2] = ("clock", items[-2][1])
+        return ("*", items)
+    return item
+
+
+def _clock_field(key, value):
+    name = key[1] if key[0] in "$+" else None
+    if name in CLOCK_FIELDS and value[0] in ":(":
+        return ("clock", value[1])
+    if name == b"pending" and value[0] == "*" and value[1] is not None:
+        return ("*", [pel_entry_marked(pel_entry_marked(e, 4), 3) for e in value[1]])
+    return value
+
+
+def _clock_fields(value):
+    kind, data = value
+    if kind == "%":
+        return (kind, [(k, _clock_field(k, _clock_fields(v))) for k, v in data])
+    if kind in "*~>" and data is not None:
+        items = [_clock_fields(v) for v in data]
+        if kind == "*" and len(items) % 2 == 0:
+            for i in range(0, len(items), 2):
+                items[i + 1] = _clock_field(items[i], items[i + 1])
+        return (kind, items)
+    return value
+
+
+def clocks_within(a, b, tol):
+    """Structural equality, except that clock readings may differ by tol."""
+    if a[0] == "clock" and b[0] == "clock":
+        return abs(a[1] - b[1]) <= tol
+    if a[0] != b[0]:
+        return False
+    if a[0] == "%":
+        return len(a[1]) == len(b[1]) and all(
+            clocks_within(ka, kb, tol) and clocks_within(va, vb, tol)
+            for (ka, va), (kb, vb) in zip(a[1], b[1]))
+    if a[0] in "*~>" and a[1] is not None and b[1] is not None:
+        return len(a[1]) == len(b[1]) and all(clocks_within(x, y, tol)
+                                              for x, y in zip(a[1], b[1]))
     return a == b
 
 
@@ -118,6 +184,11 @@ def parse_int(arg):
 HASHTABLE = ("$", b"hashtable")
 SKIPLIST = ("$", b"skiplist")  # a sorted set's member table: ZSCAN's order is the seed's
 SHARED_REFCOUNT = (":", 2147483647)  # OBJECT REFCOUNT of a shared integer (OBJ_SHARED_REFCOUNT)
+# The stream node sizes a sequence may lower (fuzz/stream_commands.py): set at each sequence's
+# start, so that a shrunk sequence without the command that put them back stays self-contained,
+# and when the tester lets go of the servers.
+STREAM_NODE_DEFAULTS = ["CONFIG", "SET", "stream-node-max-entries", "100",
+                        "stream-node-max-bytes", "4096"]
 
 
 def pick_ok(cmd, before, reply):
@@ -224,6 +295,8 @@ def compare(cmd, a, b):
         return within(a, b, cmd.tol)
     if cmd.mode == "exact":
         return a == b
+    if cmd.mode == "clock":
+        return clocks_within(clocks_marked(cmd, a), clocks_marked(cmd, b), cmd.tol)
     if cmd.mode == "tol":
         return within(a, b, cmd.tol)
     if cmd.mode == "sorted":
@@ -316,7 +389,8 @@ class Pair:
         # the seeding script.
         for conn in self.conns:
             for setup in (["FLUSHALL"], ["EVAL", "math.randomseed(1)", "0"], ["SCRIPT", "FLUSH"],
-                          ["DEBUG", "SET-ACTIVE-EXPIRE", "1" if active_expiry else "0"]):
+                          ["DEBUG", "SET-ACTIVE-EXPIRE", "1" if active_expiry else "0"],
+                          STREAM_NODE_DEFAULTS):
                 reply = conn.call(*setup)
                 if reply not in (("+", b"OK"), ("$", None)):
                     raise RuntimeError("setup %s answered %r" % (setup, reply))
@@ -324,8 +398,9 @@ class Pair:
     def close(self):
         for conn in self.conns or []:
             try:
-                conn.send(["DEBUG", "SET-ACTIVE-EXPIRE", "1"])
-                conn.read_reply()
+                for restore in (["DEBUG", "SET-ACTIVE-EXPIRE", "1"], STREAM_NODE_DEFAULTS):
+                    conn.send(restore)
+                    conn.read_reply()
             except (OSError, ConnectionLost):
                 pass
             conn.close()

@@ -13,7 +13,10 @@ class Command:
     sets (see the module docstring): "encoded" (OBJECT ENCODING first, then exact or as a
     multiset), "unordered" (a multiset), "sunion", "randpick" and "spop" (the whole value
     first, then the pick checked against it), "hscan" (OBJECT ENCODING, then a full HSCAN/SSCAN
-    iteration), "memusage" (reply type only), "idle" (OBJECT REFCOUNT first, then within `tol`).
+    iteration), "memusage" (reply type only), "idle" (OBJECT REFCOUNT first, then within `tol`),
+    and for streams "clock" (the clock readings in XPENDING, XINFO CONSUMERS and XINFO STREAM
+    FULL replies, idle times, seen-times and delivery times, within `tol` ms; every other part
+    of the reply exactly).
     `pre` holds the commands sent (to both servers, just before this one) whose replies the
     comparison uses.
     """
@@ -56,6 +59,10 @@ class Command:
             return ["# a full iteration from this cursor, compared as a set (exactly when "
                     "OBJECT ENCODING is not hashtable)", "OBJECT ENCODING " + quote(self.args[1]),
                     words]
+        if self.mode == "clock":
+            # A case file has no per-field tolerance: ~N loosens every integer of the reply.
+            return ["# idle, seen and delivery times within %d ms, the rest exactly" % self.tol,
+                    "~%d %s" % (self.tol, words)]
         if self.mode == "idle":
             return pre + ["~%d %s" % (self.tol, words)]
         return [words]

@@ -23,7 +23,10 @@ are compared by what is certain about them:
 - HSCAN/SSCAN run a full iteration from the given cursor and compare the elements as a set; for
   a listpack/intset value (a single reply) the reply is compared exactly;
 - MEMORY USAGE by reply type only; OBJECT IDLETIME within 2 s, or by type only for a shared
-  integer (OBJECT REFCOUNT 2147483647, whose LRU clock every key holding it shares).
+  integer (OBJECT REFCOUNT 2147483647, whose LRU clock every key holding it shares);
+- streams (stream_commands.py) get explicit entry ids, never ones from the clock where an id
+  is compared; the idle, seen and delivery times in XPENDING and XINFO replies are compared
+  within 1 s ("clock"), the rest of those replies exactly.
 """
 
 import hashlib
@@ -38,6 +41,7 @@ from fuzz.typed_commands import (BAD_DBS, BAD_INTS, DBS, FIELDS, FLOAT_INCRS, HA
                                  INCR_AMOUNTS, INT_MEMBERS, LONG_VALUES, OWN_HASH_KEYS,
                                  OWN_SET_KEYS, RANGE_INDEXES, RARE_FIELDS, SCAN_PATTERNS,
                                  SET_KEYS, STR_MEMBERS, TEXTS, TypedMakers)
+from fuzz.stream_commands import StreamMakers
 from fuzz.zset_commands import ZsetMakers
 
 KEYS = ["k0", "k1", "k2", "lock:a", "lock:b", "lock:c"]
@@ -182,7 +186,7 @@ SCRIPT_RETURNS = [
 
 
 @dataclass
-class Generator(TypedMakers, ListMakers, ZsetMakers):
+class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers):
     """Builds one command sequence from a seeded random.Random."""
     rng: random.Random
     base_ms: int
@@ -193,6 +197,8 @@ class Generator(TypedMakers, ListMakers, ZsetMakers):
     focus: str = "mixed"
     # Keys that HSET/SADD wrote to lately: reads prefer them (a hint only, not a model).
     recent: dict = field(default_factory=lambda: {"hash": [], "set": []})
+    # StreamMakers' state: a model of each stream key, a lowered node size to put back.
+    streams: dict = field(default_factory=dict)
 
     def key(self):
         r = self.rng.random()
@@ -298,7 +304,9 @@ class Generator(TypedMakers, ListMakers, ZsetMakers):
         boost = FOCUS[self.focus]
         make = self.rng.choices(
             self.MAKERS, weights=[w * boost.get(m.__name__, 1) for m, w in self.MAKERS])[0][0]
-        return make(self)
+        cmd = make(self)
+        self.observe(cmd)  # StreamMakers' models follow SELECT, SWAPDB and the flushes
+        return cmd
 
     # Each maker returns one Command.
 
@@ -387,7 +395,8 @@ class Generator(TypedMakers, ListMakers, ZsetMakers):
                 args += ["COUNT", self.rng.choice(["1", "2", "10", "1000", "0", "-1", "abc"])]
             elif r < 0.85:
                 args += ["TYPE", self.rng.choice(["string", "list", "STRING", "none", "foo",
-                                                  "hash", "set", "SET", "zset"])]
+                                                  "hash", "set", "SET", "zset",
+                                                  "stream"])]
             else:
                 args.append(self.rng.choice(["MATCH", "COUNT", "FOO"]))
         return Command(args, mode="scan")
@@ -500,7 +509,7 @@ class Generator(TypedMakers, ListMakers, ZsetMakers):
         (lock_script, 7), (random_script, 10), (script_admin, 2), (garbage, 6), (misc, 4),
         (TypedMakers.hash_cmd, 16), (TypedMakers.set_type_cmd, 16), (TypedMakers.string_ext, 12), (TypedMakers.keyspace_cmd, 8), (TypedMakers.db_cmd, 3),
         (TypedMakers.big_value, 0.6),
-        (ListMakers.list_cmd, 12), (ZsetMakers.zset_cmd, 16),
+        (ListMakers.list_cmd, 12), (ZsetMakers.zset_cmd, 16), (StreamMakers.stream_cmd, 14),
     ]
 
 
@@ -513,6 +522,7 @@ FOCUS = {
     "zsets": {"zset_cmd": 4},
     "keyspace": {"keyspace_cmd": 3, "db_cmd": 2, "hash_cmd": 2, "set_type_cmd": 2},
     "lists": {"list_cmd": 4},
+    "streams": {"stream_cmd": 8},
 }
 
 
