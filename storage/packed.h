@@ -50,6 +50,27 @@ inline void AppendPacked(std::string& out, std::string_view element) {
   out.append(element);
 }
 
+// A bare unsigned varint (7 bits a byte, low first): the numbers of sorted-set and stream
+// encodings.
+inline void AppendVarint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+inline std::uint64_t ReadVarint(const char*& p) {
+  std::uint64_t v = 0;
+  int shift = 0;
+  for (;;) {
+    const auto byte = static_cast<unsigned char>(*p++);
+    v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) return v;
+    shift += 7;
+  }
+}
+
 inline std::size_t PackedCount(std::string_view bytes) {
   std::size_t n = 0;
   for (PackedReader r(bytes); !r.done(); r.Next()) ++n;

@@ -16,25 +16,6 @@ namespace {
 constexpr unsigned char kDeleted = 1;
 constexpr unsigned char kSameFields = 2;
 
-void AppendVarint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-std::uint64_t ReadVarint(const char*& p) {
-  std::uint64_t v = 0;
-  int shift = 0;
-  for (;;) {
-    const auto byte = static_cast<unsigned char>(*p++);
-    v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return v;
-    shift += 7;
-  }
-}
-
 void SkipPacked(const char*& p) {
   const std::uint64_t len = ReadVarint(p);
   p += len;

@@ -4,30 +4,12 @@
 #include <cstring>
 
 #include "storage/hash.h"
+#include "storage/packed.h"
 
 namespace warden::storage {
 namespace {
 
 constexpr double kMaxPackedInt = 9007199254740992.0;  // 2^53
-
-void AppendVarint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-std::uint64_t ReadVarint(const char*& p) {
-  std::uint64_t v = 0;
-  int shift = 0;
-  for (;;) {
-    const auto byte = static_cast<unsigned char>(*p++);
-    v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return v;
-    shift += 7;
-  }
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
