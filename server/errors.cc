@@ -34,6 +34,20 @@ void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
   reply.EndError(mark);
 }
 
+void SubcommandSyntax(protocol::ReplyWriter& reply, std::string_view command,
+                      std::string_view sub) {
+  const std::size_t mark = reply.BeginError();
+  reply.Raw("ERR unknown subcommand or wrong number of arguments for '");
+  reply.Raw(CString(sub).substr(0, 128));
+  reply.Raw("'. Try ");
+  for (char c : command) {
+    const char upper = c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c;
+    reply.Raw(std::string_view(&upper, 1));
+  }
+  reply.Raw(" HELP.");
+  reply.EndError(mark);
+}
+
 void WrongArity(protocol::ReplyWriter& reply, std::string_view fullname) {
   reply.Error({"ERR wrong number of arguments for '", fullname, "' command"});
 }

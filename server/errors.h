@@ -142,6 +142,9 @@ inline std::string_view CString(std::string_view arg) { return arg.substr(0, arg
 // ERR unknown command '<name>', with args beginning with: '<a>' '<b>' (trailing space kept)
 void UnknownCommand(protocol::ReplyWriter& reply, std::span<const std::string_view> args);
 // ERR unknown subcommand '<sub>'. Try <CONTAINER> HELP.
+// Redis's addReplySubcommandSyntaxError: "unknown subcommand or wrong number of arguments for
+// '<sub>'. Try <COMMAND> HELP." with the command name upper-cased as sent.
+void SubcommandSyntax(protocol::ReplyWriter& reply, std::string_view command, std::string_view sub);
 void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
                        std::string_view sub);
 // ERR wrong number of arguments for '<fullname>' command

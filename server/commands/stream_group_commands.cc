@@ -24,14 +24,8 @@ using storage::StreamGroup;
 using storage::StreamId;
 using storage::StreamPel;
 
-// Redis's addReplySubcommandSyntaxError.
 void SubcommandSyntaxError(CommandContext& ctx) {
-  std::string upper(ctx.arg(0));
-  for (char& c : upper) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-  }
-  ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '",
-                   ctx.arg(1).substr(0, 128), "'. Try ", upper, " HELP."});
+  errors::SubcommandSyntax(ctx.reply, ctx.arg(0), ctx.arg(1));
 }
 
 void NoGroupForKey(CommandContext& ctx, std::string_view key, std::string_view group) {

@@ -18,8 +18,7 @@ using storage::StreamGroup;
 using storage::StreamId;
 
 void SubcommandSyntaxError(CommandContext& ctx) {
-  ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '",
-                   ctx.arg(1).substr(0, 128), "'. Try XINFO HELP."});
+  errors::SubcommandSyntax(ctx.reply, ctx.arg(0), ctx.arg(1));
 }
 
 void ReplyLag(CommandContext& ctx, const Stream& stream, const StreamGroup& group) {
