@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "server/log.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_state.h"
 
 namespace warden::server {
@@ -361,6 +362,7 @@ std::optional<std::string> Aof::Reload() {
   Flush();
   fdatasync(fd_);
   server_.dbs.FlushAll();
+  server_.scripts->FlushFunctions();
   std::uint64_t loaded = 0;
   if (auto err = LoadAof(server_, DirPath(), manifest_, &loaded)) return "ERR " + *err;
   return std::nullopt;
@@ -431,7 +433,11 @@ std::optional<std::string> Aof::ForkRewrite() {
     // restarted server from binding the port while the child runs on.
     close_range(3, ~0U, 0);
     const int fd = open(rewrite_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const bool ok = fd >= 0 && WriteDataSet(server_.dbs, fd) && fsync(fd) == 0;
+    std::vector<std::string_view> libraries;
+    for (const auto& [name, library] : server_.scripts->libraries()) {
+      libraries.push_back(library.code);
+    }
+    const bool ok = fd >= 0 && WriteDataSet(server_.dbs, libraries, fd) && fsync(fd) == 0;
     _exit(ok ? 0 : 1);
   }
   child_pid_ = pid;

@@ -185,7 +185,8 @@ class Aof {
 
 // Writes every key of `dbs` as the commands that rebuild it (SELECT, SET, RPUSH, SADD, ZADD,
 // HMSET in batches of 64, PEXPIREAT); false if a write failed.
-bool WriteDataSet(const storage::Databases& dbs, int fd);
+bool WriteDataSet(const storage::Databases& dbs, std::span<const std::string_view> libraries,
+                  int fd);
 
 // One file's bytes run through the dispatcher as LoadAof runs them, on a client of its own.
 struct AofFileLoad {

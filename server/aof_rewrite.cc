@@ -235,8 +235,17 @@ void WriteEntry(CommandWriter& w, const storage::Entry& e) {
 
 }  // namespace
 
-bool WriteDataSet(const storage::Databases& dbs, int fd) {
+bool WriteDataSet(const storage::Databases& dbs, std::span<const std::string_view> libraries,
+                  int fd) {
   CommandWriter w(fd);
+  // The function libraries first, as Redis's rewriteFunctions: no key depends on them, but
+  // nothing after them may call one before it exists.
+  for (const std::string_view code : libraries) {
+    w.Begin(3);
+    w.Bulk("FUNCTION");
+    w.Bulk("LOAD");
+    w.Bulk(code);
+  }
   for (int db = 0; db < dbs.count(); ++db) {
     const storage::Keyspace& keyspace = dbs.db(db);
     if (keyspace.size() == 0) continue;

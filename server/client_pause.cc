@@ -41,8 +41,11 @@ bool MayWrite(const ServerState& server, const CommandSpec& spec,
     const Script* script = args[1].size() == 40 ? server.scripts->Find(args[1]) : nullptr;
     return script == nullptr || !script->has_shebang || !script->no_writes;
   }
-  return spec.name == "publish" || spec.name == "spublish" || spec.name == "pfcount" ||
-         spec.name == "fcall";
+  if (spec.handler == FcallCommand) {
+    const LuaFunction* function = server.scripts->FindFunction(args[1]);
+    return function == nullptr || (function->flags & kFunctionNoWrites) == 0;
+  }
+  return spec.name == "publish" || spec.name == "spublish" || spec.name == "pfcount";
 }
 
 // warden's DEBUG CLOCK and DEBUG WAIT-BLOCKED: an ALL pause on a frozen clock ends only when a

@@ -82,6 +82,7 @@ std::span<const CommandSpec> ClientSubcommands();
 std::span<const CommandSpec> ConfigSubcommands();
 std::span<const CommandSpec> CommandSubcommands();
 std::span<const CommandSpec> ScriptSubcommands();
+std::span<const CommandSpec> FunctionSubcommands();
 std::span<const CommandSpec> ObjectSubcommands();
 std::span<const CommandSpec> MemorySubcommands();
 std::span<const CommandSpec> PubsubSubcommands();

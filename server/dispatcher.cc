@@ -53,7 +53,7 @@ bool ModeAllows(ServerState& server, const Session& session, const CommandSpec& 
   // the busy-script check, which is repeated here to keep the order.
   if (session.monitoring() && (spec.flags & (kWrite | kReadOnly | kMayReplicate)) != 0) {
     if (server.scripts->busy() && (spec.flags & kAllowBusy) == 0) {
-      reply.Error(errors::kBusy);
+      reply.Error(server.scripts->busy_error());
     } else {
       reply.Error("ERR Replica can't interact with the keyspace");
     }
@@ -196,7 +196,8 @@ void Propagate(ServerState& server, const CommandSpec& spec, int db,
   // DEBUG command's changes are a test's controls, not data (the README says which).
   const Handler h = spec.handler;
   const bool runner = h == EvalCommand || h == EvalshaCommand || h == EvalRoCommand ||
-                      h == EvalshaRoCommand || h == ExecCommand || (spec.flags & kProtected) != 0;
+                      h == EvalshaRoCommand || h == FcallCommand || h == FcallRoCommand ||
+                      h == ExecCommand || (spec.flags & kProtected) != 0;
   if (!runner && server.dbs.changes() != changes_before) {
     server.propagation.AddCommand(db, args, server.call_depth + 1);
   }
@@ -348,6 +349,12 @@ bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spe
   const bool by_body = handler == EvalCommand || handler == EvalRoCommand;
   const bool by_sha = handler == EvalshaCommand || handler == EvalshaRoCommand;
   if (!refuse && (by_body || by_sha)) refuse = server.scripts->DeniesOom(by_sha, args[1]);
+  // FCALL and FCALL_RO take their function's flags (fcallGetCommandFlags).
+  if (!refuse && (handler == FcallCommand || handler == FcallRoCommand)) {
+    const LuaFunction* function = server.scripts->FindFunction(args[1]);
+    refuse =
+        function != nullptr && (function->flags & (kFunctionAllowOom | kFunctionNoWrites)) == 0;
+  }
   if (refuse) reply.Error(errors::kOom);
   return refuse;
 }
@@ -433,7 +440,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     return;
   }
   if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
-    reply.Error(errors::kBusy);
+    reply.Error(server.scripts->busy_error());
     server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);
     return;

@@ -75,6 +75,9 @@ inline constexpr std::string_view kOom = "OOM command not allowed when used memo
 inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
 inline constexpr std::string_view kBusy =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+// While a function runs (FCALL).
+inline constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
     "can run it from a local connection, otherwise you need to set this option in the "

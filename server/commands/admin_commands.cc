@@ -118,21 +118,24 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   Field(out, "used_memory_rss", static_cast<std::int64_t>(rss));
   Field(out, "used_memory_rss_human", HumanBytes(rss));
   Field(out, "used_memory_dataset", static_cast<std::int64_t>(ctx.server.dbs.memory_bytes()));
-  // The script fields of Redis 7.0, functions included (warden has none yet).
-  const auto lua = static_cast<std::int64_t>(ctx.server.scripts->memory_bytes());
-  const auto scripts = static_cast<std::int64_t>(ctx.server.scripts->scripts_bytes());
+  // The script fields of Redis 7.0. Functions share EVAL's Lua state, so its memory is all
+  // counted as eval's.
+  const ScriptEngine& engine = *ctx.server.scripts;
+  const auto lua = static_cast<std::int64_t>(engine.memory_bytes());
+  const auto functions = static_cast<std::int64_t>(engine.functions_bytes());
+  const auto scripts = static_cast<std::int64_t>(engine.scripts_bytes()) + functions;
   Field(out, "used_memory_lua", lua);
   Field(out, "used_memory_vm_eval", lua);
   Field(out, "used_memory_lua_human", HumanBytes(static_cast<std::size_t>(lua)));
-  Field(out, "used_memory_scripts_eval", scripts);
+  Field(out, "used_memory_scripts_eval", scripts - functions);
   Field(out, "number_of_cached_scripts",
         static_cast<std::int64_t>(ctx.server.scripts->cached_scripts()));
-  Field(out, "number_of_functions", "0");
-  Field(out, "number_of_libraries", "0");
+  Field(out, "number_of_functions", static_cast<std::int64_t>(engine.function_count()));
+  Field(out, "number_of_libraries", static_cast<std::int64_t>(engine.libraries().size()));
   Field(out, "used_memory_vm_functions", "0");
   Field(out, "used_memory_vm_total", lua);
   Field(out, "used_memory_vm_total_human", HumanBytes(static_cast<std::size_t>(lua)));
-  Field(out, "used_memory_functions", "0");
+  Field(out, "used_memory_functions", functions);
   Field(out, "used_memory_scripts", scripts);
   Field(out, "used_memory_scripts_human", HumanBytes(static_cast<std::size_t>(scripts)));
   const std::int64_t maxmemory = ctx.server.config.maxmemory;

@@ -238,6 +238,8 @@ void EvalCommand(CommandContext& ctx);
 void EvalshaCommand(CommandContext& ctx);
 void EvalRoCommand(CommandContext& ctx);
 void EvalshaRoCommand(CommandContext& ctx);
+void FcallCommand(CommandContext& ctx);
+void FcallRoCommand(CommandContext& ctx);
 
 // transaction_commands.cc
 void MultiCommand(CommandContext& ctx);

@@ -210,6 +210,7 @@ void DebugSimulateRestart(CommandContext& ctx) {
   }
   ctx.server.dbs.FlushAll();
   ctx.server.active_expiry.ResetStats();
+  ctx.server.scripts->FlushFunctions();
   ctx.server.scripts->Flush();
   ctx.server.faults.Clear();
   if (ctx.server.connections != nullptr) ctx.server.connections->DropClients(&ctx.session);

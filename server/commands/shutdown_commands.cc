@@ -46,7 +46,7 @@ void ShutdownCommand(CommandContext& ctx) {
   }
   // A script past busy-reply-threshold may only be cut short without saving.
   if (!nosave && ctx.server.scripts->busy()) {
-    ctx.reply.Error(errors::kBusy);
+    ctx.reply.Error(ctx.server.scripts->busy_error());
     return;
   }
   Logger* log = ctx.server.log;

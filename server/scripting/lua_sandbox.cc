@@ -23,6 +23,10 @@ constexpr char kReadonly[] = "Attempt to modify a readonly table";
 constexpr char kProxiesKey[] = "warden.proxies";  // proxy -> real table (weak keys)
 constexpr char kGlobalsProxyKey[] = "warden.globals";
 constexpr char kDecoyKey[] = "warden.decoy";
+constexpr char kFunctionEnvKey[] = "warden.fenv";              // what library chunks see
+constexpr char kFunctionEnvMetaKey[] = "warden.fenv.meta";     // its metatable
+constexpr char kFunctionLoadApiKey[] = "warden.fenv.load";     // read while a library loads
+constexpr char kFunctionGlobalsKey[] = "warden.fenv.globals";  // read when functions run
 
 // Replaces the value at `index` with the real table behind it, if it is a proxy.
 void Unwrap(lua_State* lua, int index) {
@@ -450,6 +454,67 @@ int InstallSandbox(lua_State* lua) {
   const int ref = luaL_ref(lua, LUA_REGISTRYINDEX);
   lua_pop(lua, 1);
   return ref;
+}
+
+void InstallFunctionEnvironment(lua_State* lua) {
+  const int api = lua_gettop(lua);
+  // The load API: only `redis`, itself strict, so that redis.call names 'call' as missing.
+  lua_newtable(lua);
+  PushProxy(lua, api, true);
+  lua_setfield(lua, -2, "redis");
+  PushProxy(lua, -1, true);
+  lua_pop(lua, 1);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kFunctionLoadApiKey);
+
+  // The run-time globals: eval's, less what only eval has. A copy, since the real globals hold
+  // the KEYS and ARGV of the last EVAL.
+  lua_newtable(lua);
+  const int copy = lua_gettop(lua);
+  lua_pushnil(lua);
+  while (lua_next(lua, LUA_GLOBALSINDEX) != 0) {
+    const char* name = lua_type(lua, -2) == LUA_TSTRING ? lua_tostring(lua, -2) : nullptr;
+    const bool skip =
+        name != nullptr &&
+        (std::strcmp(name, "KEYS") == 0 || std::strcmp(name, "ARGV") == 0 ||
+         std::strcmp(name, "_G") == 0 || std::strcmp(name, "__redis__err__handler") == 0);
+    if (skip) {
+      lua_pop(lua, 1);
+      continue;
+    }
+    lua_pushvalue(lua, -2);
+    lua_insert(lua, -2);
+    lua_rawset(lua, copy);
+  }
+  PushProxy(lua, copy, true);
+  lua_setfield(lua, copy, "_G");
+  lua_setfield(lua, LUA_REGISTRYINDEX, kFunctionGlobalsKey);
+
+  // Reads go straight to the real tables: no script can reach this environment as a value.
+  lua_newtable(lua);  // the environment
+  lua_newtable(lua);  // its metatable
+  lua_getfield(lua, LUA_REGISTRYINDEX, kFunctionLoadApiKey);
+  lua_setfield(lua, -2, "__index");
+  lua_pushcfunction(lua, ReadonlyNewIndex);
+  lua_setfield(lua, -2, "__newindex");
+  lua_getfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
+  lua_setfield(lua, -2, "__metatable");
+  lua_pushvalue(lua, -1);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kFunctionEnvMetaKey);
+  lua_setmetatable(lua, -2);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kFunctionEnvKey);
+  lua_settop(lua, api - 1);
+}
+
+void SetFunctionEnvironmentLoading(lua_State* lua, bool loading) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, kFunctionEnvMetaKey);
+  lua_getfield(lua, LUA_REGISTRYINDEX, loading ? kFunctionLoadApiKey : kFunctionGlobalsKey);
+  lua_setfield(lua, -2, "__index");
+  lua_pop(lua, 1);
+}
+
+void SetFunctionEnvironment(lua_State* lua) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, kFunctionEnvKey);
+  lua_setfenv(lua, -2);
 }
 
 }  // namespace warden::server

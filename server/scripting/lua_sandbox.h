@@ -24,4 +24,15 @@ int InstallSandbox(lua_State* lua);
 // cjson, struct, cmsgpack) into the real globals and removes the ones it does not.
 void OpenLibraries(lua_State* lua);
 
+// The environment of function libraries (Redis 7.0's function engine): every library's chunk,
+// and so every function it registers, sees one empty read-only table. While a library loads it
+// reads through to the load API alone (a `redis` table holding what the caller put in the
+// table on top of the stack, which this pops); when its functions run, to the sandboxed globals
+// without eval's KEYS and ARGV. Call after InstallSandbox.
+void InstallFunctionEnvironment(lua_State* lua);
+// Switches what that environment reads through to.
+void SetFunctionEnvironmentLoading(lua_State* lua, bool loading);
+// Gives the function on top of the stack that environment.
+void SetFunctionEnvironment(lua_State* lua);
+
 }  // namespace warden::server

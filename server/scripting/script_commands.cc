@@ -93,7 +93,7 @@ void ScriptFlushCommand(CommandContext& ctx) {
 }
 
 void ScriptKillCommand(CommandContext& ctx) {
-  switch (ctx.server.scripts->Kill()) {
+  switch (ctx.server.scripts->Kill(true)) {
     case ScriptEngine::KillResult::kNotBusy:
       ctx.reply.Error("NOTBUSY No scripts in execution right now.");
       return;
@@ -102,6 +102,9 @@ void ScriptKillCommand(CommandContext& ctx) {
           "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
           "can either wait the script termination or kill the server in a hard way using the "
           "SHUTDOWN NOSAVE command.");
+      return;
+    case ScriptEngine::KillResult::kOtherKind:
+      ctx.reply.Error(ctx.server.scripts->busy_error());
       return;
     case ScriptEngine::KillResult::kKilled:
       ctx.reply.Ok();

@@ -353,6 +353,7 @@ void ScriptEngine::CreateState() {
   lua_pushstring(lua_, "@user_script");
   lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.chunkname");
   lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
+  functions_installed_ = false;
 }
 
 void ScriptEngine::DestroyState() {
@@ -364,7 +365,10 @@ void ScriptEngine::DestroyState() {
   scripts_.clear();
 }
 
-void ScriptEngine::Flush() { DestroyState(); }
+void ScriptEngine::Flush() {
+  DestroyState();
+  ReloadLibraries();
+}
 
 void ScriptEngine::SeedRandom(std::int32_t seed) {
   random_state_ = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(seed)) << 16) | 0x330E;
@@ -467,7 +471,19 @@ void ScriptEngine::Hook(lua_State* lua, lua_Debug*) {
   lua_getfield(lua, LUA_REGISTRYINDEX, "warden.engine");
   auto* self = static_cast<ScriptEngine*>(lua_touserdata(lua, -1));
   lua_pop(lua, 1);
-  if (self == nullptr || self->running_ == nullptr) return;
+  if (self == nullptr) return;
+  if (self->loading_library_ != nullptr) {
+    // Redis's luaEngineLoadHook: loading should only register functions.
+    constexpr std::int64_t kLoadTimeoutUs = 500 * 1000;
+    if (self->load_timeout_ &&
+        self->server_.clock.MonotonicUs() - self->load_start_us_ > kLoadTimeoutUs) {
+      lua_sethook(lua, Hook, LUA_MASKLINE, 0);
+      PushErrorTable(lua, "FUNCTION LOAD timeout");
+      lua_error(lua);
+    }
+    return;
+  }
+  if (self->running_ == nullptr) return;
   RunState& run = *self->running_;
   if (!self->busy_) {
     const std::int64_t elapsed_ms = (self->server_.clock.MonotonicUs() - run.start_us) / 1000;
@@ -478,8 +494,9 @@ void ScriptEngine::Hook(lua_State* lua, lua_Debug*) {
         self->server_.log->Log(
             LogLevel::kWarning,
             "Slow script detected: still in execution after %lld milliseconds. You can try "
-            "killing the script using the SCRIPT KILL command. Script name is: %.*s.",
-            static_cast<long long>(elapsed_ms), static_cast<int>(run.sha.size()), run.sha.data());
+            "killing the script using the %s command. Script name is: %.*s.",
+            static_cast<long long>(elapsed_ms), run.function ? "FUNCTION KILL" : "SCRIPT KILL",
+            static_cast<int>(run.name.size()), run.name.data());
       }
     }
   }
@@ -493,9 +510,10 @@ void ScriptEngine::Hook(lua_State* lua, lua_Debug*) {
   }
 }
 
-ScriptEngine::KillResult ScriptEngine::Kill() {
+ScriptEngine::KillResult ScriptEngine::Kill(bool eval) {
   if (running_ == nullptr) return KillResult::kNotBusy;
   if (running_->wrote) return KillResult::kUnkillable;
+  if (eval == running_->function) return KillResult::kOtherKind;
   running_->killed = true;
   return KillResult::kKilled;
 }
@@ -594,6 +612,7 @@ struct CallFrame {
   std::span<const std::string_view> args;
   ScriptEngine::ArgTable* key_table;
   ScriptEngine::ArgTable* arg_table;
+  bool as_function;
 };
 
 // Sets global `name` to the items: in the table the last run left when it may be reused (its
@@ -624,6 +643,19 @@ void SetArray(lua_State* lua, const char* name, std::span<const std::string_view
 int Trampoline(lua_State* lua) {
   const auto* frame = static_cast<const CallFrame*>(lua_touserdata(lua, 1));
   lua_settop(lua, 0);
+  if (frame->as_function) {
+    // A function gets new tables each call, as its arguments: nothing global to reuse.
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, frame->function_ref);
+    for (const auto items : {frame->keys, frame->args}) {
+      lua_createtable(lua, static_cast<int>(items.size()), 0);
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        lua_pushlstring(lua, items[i].data(), items[i].size());
+        lua_rawseti(lua, -2, static_cast<int>(i + 1));
+      }
+    }
+    lua_call(lua, 2, 1);
+    return 1;
+  }
   SetArray(lua, "KEYS", frame->keys, *frame->key_table);
   SetArray(lua, "ARGV", frame->args, *frame->arg_table);
   lua_rawgeti(lua, LUA_REGISTRYINDEX, frame->function_ref);
@@ -661,9 +693,9 @@ void KeepIfUntouched(lua_State* lua, ScriptEngine::ArgTable& table) {
 
 }  // namespace
 
-std::int64_t ScriptEngine::BeginRun(RunState& run, std::string_view sha, Session& caller,
+std::int64_t ScriptEngine::BeginRun(RunState& run, std::string_view name, Session& caller,
                                     bool read_only) {
-  run.sha = sha;
+  run.name = name;
   run.start_us = server_.clock.MonotonicUs();
   run.read_only = read_only;
   running_ = &run;
@@ -697,15 +729,24 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
   RunState run;
   const std::int64_t outer_now_ms = BeginRun(run, sha, caller, read_only || script.no_writes);
   run.deny_oom = server_.ScriptOomDenied() && !script.allow_oom;
+  Invoke(script.function_ref, false, keys, args, outer_now_ms, reply);
+}
 
+void ScriptEngine::Invoke(int function_ref, bool as_function,
+                          std::span<const std::string_view> keys,
+                          std::span<const std::string_view> args, std::int64_t outer_now_ms,
+                          protocol::ReplyWriter& reply) {
+  const std::string_view name = running_->name;
   const int base = lua_gettop(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, error_handler_ref_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, trampoline_ref_);
-  CallFrame frame{script.function_ref, keys, args, &key_table_, &arg_table_};
+  CallFrame frame{function_ref, keys, args, &key_table_, &arg_table_, as_function};
   lua_pushlightuserdata(lua_, &frame);
   const int status = lua_pcall(lua_, 1, 1, base + 1);
-  KeepIfUntouched(lua_, key_table_);
-  KeepIfUntouched(lua_, arg_table_);
+  if (!as_function) {
+    KeepIfUntouched(lua_, key_table_);
+    KeepIfUntouched(lua_, arg_table_);
+  }
 
   EndRun(outer_now_ms);
   lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
@@ -730,13 +771,18 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
     }
     const char* source = lua_tostring(lua_, err + 2);
     const char* line = lua_tostring(lua_, err + 3);
-    if (source != nullptr && line != nullptr) WriteErrorPlace(reply, sha, source, line);
+    if (source != nullptr && line != nullptr) WriteErrorPlace(reply, name, source, line);
     reply.EndError(mark, repeat);
   } else {
     // Errors the handler never saw (out of memory) arrive as plain strings.
     const char* message = lua_tostring(lua_, -1);
-    reply.Error({"ERR Error running script (call to f_", sha,
-                 "): @user_script: ", message != nullptr ? message : "unknown error"});
+    if (as_function) {
+      reply.Error({"ERR Error running script ", name, ", ",
+                   message != nullptr ? message : "execution failure"});
+    } else {
+      reply.Error({"ERR Error running script (call to f_", name,
+                   "): @user_script: ", message != nullptr ? message : "unknown error"});
+    }
   }
   lua_settop(lua_, base);
   if (status != 0) lua_gc(lua_, LUA_GCCOLLECT, 0);

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +44,31 @@ struct Script {
   const NativeScript* native = nullptr;  // a known lock script's native form (native_scripts.h)
 };
 
+// A function's flags (Redis's scripts_flags_def), in the order FUNCTION LIST names them.
+enum FunctionFlag : std::uint8_t {
+  kFunctionNoWrites = 1,
+  kFunctionAllowOom = 2,
+  kFunctionAllowStale = 4,
+  kFunctionNoCluster = 8,
+  kFunctionAllowCrossSlotKeys = 16,
+};
+inline constexpr std::string_view kFunctionFlagNames[] = {"no-writes", "allow-oom", "allow-stale",
+                                                          "no-cluster", "allow-cross-slot-keys"};
+
+struct LuaFunction {
+  std::string name;
+  std::optional<std::string> description;
+  std::uint8_t flags = 0;  // FunctionFlag bits
+  int function_ref = 0;    // the callback, in the Lua registry
+};
+
+// A library of functions, as FUNCTION LOAD made it.
+struct FunctionLibrary {
+  std::string name;
+  std::string code;  // the payload as sent, #! line included (what FUNCTION LIST WITHCODE shows)
+  std::vector<LuaFunction> functions;  // in the order the code registered them
+};
+
 class ScriptEngine {
  public:
   explicit ScriptEngine(ServerState& server);
@@ -63,9 +90,43 @@ class ScriptEngine {
   // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
   void Flush();
 
-  enum class KillResult { kNotBusy, kUnkillable, kKilled };
-  // SCRIPT KILL.
-  KillResult Kill();
+  enum class KillResult { kNotBusy, kUnkillable, kOtherKind, kKilled };
+  // SCRIPT KILL (`eval`) or FUNCTION KILL: each stops only its own kind (kOtherKind).
+  KillResult Kill(bool eval);
+
+  // Functions (function_engine.cc). They share the Lua state with EVAL's scripts but not its
+  // globals, and survive SCRIPT FLUSH: their libraries are loaded again into the new state.
+
+  // FUNCTION LOAD: checks the #! line, compiles the code and runs it to register its functions
+  // (for at most 500 ms unless `timeout` is false, as when loading the append-only file).
+  // Returns the library's name, or nullopt having written Redis's error text (without "ERR ")
+  // to `error`.
+  std::optional<std::string> LoadLibrary(std::string_view payload, bool replace, bool timeout,
+                                         std::string& error);
+  // FUNCTION DELETE; false when there is no such library.
+  bool DeleteLibrary(std::string_view name);
+  // FUNCTION FLUSH.
+  void FlushFunctions();
+  const LuaFunction* FindFunction(std::string_view name) const;
+  // By name (Redis answers in its dict's order; clients do not rely on one).
+  const std::map<std::string, FunctionLibrary, std::less<>>& libraries() const {
+    return libraries_;
+  }
+  std::size_t function_count() const { return function_index_.size(); }
+  // INFO's used_memory_functions: the libraries' code and bookkeeping.
+  std::size_t functions_bytes() const;
+  // Runs a function for `caller`, FCALL's whole `command` kept for FUNCTION STATS.
+  void CallFunction(const LuaFunction& function, Session& caller,
+                    std::span<const std::string_view> command,
+                    std::span<const std::string_view> keys, std::span<const std::string_view> args,
+                    bool read_only, protocol::ReplyWriter& reply);
+  // Whether the running script is a function, its name, its FCALL and how long it has run.
+  bool running_function() const { return running_ != nullptr && running_->function; }
+  std::string_view running_name() const { return running_->name; }
+  std::span<const std::string_view> running_command() const { return running_->command; }
+  std::int64_t running_ms() const;
+  // BUSY's text, naming the KILL that stops what runs.
+  std::string_view busy_error() const;
 
   bool running() const { return running_ != nullptr; }
   // The client whose script is running (null when none), named in the command log.
@@ -106,7 +167,9 @@ class ScriptEngine {
  private:
   friend class NativeRunner;
   struct RunState {
-    std::string_view sha;
+    std::string_view name;  // the script's SHA-1, or the function's name
+    bool function = false;
+    std::span<const std::string_view> command;  // a function's FCALL
     std::int64_t start_us = 0;
     bool read_only = false;
     bool wrote = false;
@@ -121,9 +184,22 @@ class ScriptEngine {
 
   void CreateState();
   void DestroyState();
+  // The functions' environment in a new state, and the libraries loaded again after SCRIPT FLUSH.
+  void InstallFunctions();
+  void ReloadLibraries();
+  // Compiles and runs a library's code into `library`; false having written the error.
+  bool RunLibraryCode(std::string_view code, FunctionLibrary& library, bool timeout,
+                      std::string& error);
+  void ReleaseFunctions(FunctionLibrary& library);
+  void IndexFunctions();
+  // Calls the compiled chunk or callback `function_ref`: a script with KEYS and ARGV set, or a
+  // function with them as its two arguments; writes the reply and ends the run.
+  void Invoke(int function_ref, bool as_function, std::span<const std::string_view> keys,
+              std::span<const std::string_view> args, std::int64_t outer_now_ms,
+              protocol::ReplyWriter& reply);
   // What every run, in Lua or native, sets up and puts back: the running state, the caller, the
   // script's database and protocol, and the frozen time. EndRun takes what BeginRun returned.
-  std::int64_t BeginRun(RunState& run, std::string_view sha, Session& caller, bool read_only);
+  std::int64_t BeginRun(RunState& run, std::string_view name, Session& caller, bool read_only);
   void EndRun(std::int64_t outer_now_ms);
   // Runs a known script's native form (native_run.cc); false, having done nothing, when this
   // call is one the native form does not cover.
@@ -139,6 +215,7 @@ class ScriptEngine {
   int CallCommand(lua_State* lua, bool raise);
   static int RedisSetResp(lua_State* lua);
   static int RedisLog(lua_State* lua);
+  static int RedisRegisterFunction(lua_State* lua);
   static int MathRandom(lua_State* lua);
   static int MathRandomSeed(lua_State* lua);
   static ScriptEngine& Self(lua_State* lua);
@@ -172,6 +249,21 @@ class ScriptEngine {
   std::vector<std::string> call_arg_storage_;
   std::vector<std::string_view> call_args_;
   Session script_session_;
+
+  std::map<std::string, FunctionLibrary, std::less<>> libraries_;
+  // Function names are case-insensitive across libraries (Redis's functionDictType).
+  struct NoCaseHash {
+    std::size_t operator()(std::string_view s) const;
+  };
+  struct NoCaseEqual {
+    bool operator()(std::string_view a, std::string_view b) const;
+  };
+  std::unordered_map<std::string_view, const LuaFunction*, NoCaseHash, NoCaseEqual> function_index_;
+  // The library FUNCTION LOAD is running, which redis.register_function adds to.
+  FunctionLibrary* loading_library_ = nullptr;
+  std::int64_t load_start_us_ = 0;
+  bool load_timeout_ = false;
+  bool functions_installed_ = false;
 };
 
 }  // namespace warden::server

@@ -1,7 +1,8 @@
 // A runaway script against a real server (redis-semantics.md 6.6): past busy-reply-threshold other
 // clients get BUSY for everything but the allow-busy commands, SCRIPT KILL stops a script that has
 // not written, and one that has is UNKILLABLE, which leaves stopping the server: warden by
-// SIGTERM (it stops a running script on that signal), redis-server by SHUTDOWN NOSAVE.
+// SIGTERM (it stops a running script on that signal), redis-server by SHUTDOWN NOSAVE. A runaway
+// function (FCALL) is the same with FUNCTION KILL, and each KILL refuses the other kind.
 //
 // The servers are started here with --busy-reply-threshold 200, which both accept, because the
 // shared fixture's use the 5000 ms default. Nothing waits on the clock: client B's PING is
@@ -28,6 +29,8 @@ namespace {
 
 constexpr std::string_view kBusy =
     "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+constexpr std::string_view kBusyFunction =
+    "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n";
 constexpr std::string_view kUnkillable =
     "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
     "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
@@ -62,10 +65,26 @@ class ScriptBusyTest : public ::testing::TestWithParam<ServerKind> {
     if (!script.empty()) {
       ASSERT_TRUE(a_->Send({"EVAL", std::string(script), "0"}));
     }
+    WaitForBusy(kBusy);
+  }
+
+  // Loads a library with function `name` running `body`, and has client A call it; returns once
+  // client B gets the functions' BUSY.
+  void StartBusyFunction(std::string_view name, std::string_view body) {
+    const std::string library = "#!lua name=lib_" + std::string(name) +
+                                "\nredis.register_function('" + std::string(name) +
+                                "', function(keys, args)\n" + std::string(body) + "\nend)";
+    ASSERT_EQ(a_->Command({"FUNCTION", "LOAD", library}).bytes,
+              "$" + std::to_string(4 + name.size()) + "\r\nlib_" + std::string(name) + "\r\n");
+    ASSERT_TRUE(a_->Send({"FCALL", std::string(name), "1", "key1", "arg1"}));
+    WaitForBusy(kBusyFunction);
+  }
+
+  void WaitForBusy(std::string_view busy) {
     const Deadline deadline(kWaitMs);
     while (true) {
       const ReadResult reply = b_->Command({"PING"}, deadline.RemainingMs());
-      if (reply.bytes == kBusy) return;
+      if (reply.bytes == busy) return;
       ASSERT_EQ(reply.bytes, "+PONG\r\n") << ReadStatusName(reply.status);
       ASSERT_FALSE(deadline.Expired()) << "the script never made the server busy";
     }
@@ -195,6 +214,64 @@ TEST_P(ScriptBusyTest, ScriptThatWroteIsUnkillable) {
 
   EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, kUnkillable);
   EXPECT_EQ(b_->Command({"GET", "x"}).bytes, kBusy);
+
+  StopServerWhileBusy();
+}
+
+TEST_P(ScriptBusyTest, FunctionKillStopsAFunctionThatHasNotWritten) {
+  StartBusyFunction("spin", "local t = 0 while true do t = t + 1 end");
+
+  EXPECT_EQ(b_->Command({"GET", "k"}).bytes, kBusyFunction);
+  EXPECT_EQ(b_->Command({"FCALL", "spin", "0"}).bytes, kBusyFunction);
+  // Each KILL stops only its own kind: SCRIPT KILL answers with the functions' BUSY.
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, kBusyFunction);
+  EXPECT_EQ(b_->Command({"FUNCTION", "KILL"}).bytes, "+OK\r\n");
+
+  EXPECT_EQ(
+      a_->ReadReply(kWaitMs).bytes,
+      "-ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:3.\r\n");
+  EXPECT_EQ(b_->Command({"FUNCTION", "KILL"}).bytes,
+            "-NOTBUSY No scripts in execution right now.\r\n");
+  EXPECT_EQ(b_->Command({"PING"}).bytes, "+PONG\r\n");
+  EXPECT_EQ(a_->Command({"FCALL_RO", "spin", "0"}).bytes,
+            "-ERR Can not execute a script with write flag using *_ro command.\r\n");
+}
+
+TEST_P(ScriptBusyTest, FunctionStatsNamesTheRunningFunction) {
+  StartBusyFunction("spin2", "while true do end");
+
+  const ReadResult stats = b_->Command({"FUNCTION", "STATS"});
+  const std::string running =
+      "*4\r\n$14\r\nrunning_script\r\n*6\r\n$4\r\nname\r\n$5\r\nspin2\r\n"
+      "$7\r\ncommand\r\n*5\r\n$5\r\nFCALL\r\n$5\r\nspin2\r\n$1\r\n1\r\n$4\r\nkey1\r\n"
+      "$4\r\narg1\r\n$11\r\nduration_ms\r\n:";
+  ASSERT_TRUE(stats.bytes.starts_with(running)) << stats.bytes;
+  // The duration is past the threshold, then the engines.
+  const std::string rest = stats.bytes.substr(running.size());
+  const std::size_t end = rest.find("\r\n");
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_GE(std::stoll(rest.substr(0, end)), 200);
+  EXPECT_EQ(rest.substr(end),
+            "\r\n$7\r\nengines\r\n*2\r\n$3\r\nLUA\r\n*4\r\n$15\r\nlibraries_count\r\n:1\r\n"
+            "$15\r\nfunctions_count\r\n:1\r\n");
+  EXPECT_EQ(b_->Command({"FUNCTION", "KILL"}).bytes, "+OK\r\n");
+  EXPECT_TRUE(a_->ReadReply(kWaitMs).bytes.starts_with("-ERR Script killed by user"));
+}
+
+TEST_P(ScriptBusyTest, FunctionKillRefusesAScriptAndStatsTooWhileOneRuns) {
+  StartBusyScript(kRunaway);
+
+  EXPECT_EQ(b_->Command({"FUNCTION", "KILL"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"FUNCTION", "STATS"}).bytes, kBusy);
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, "+OK\r\n");
+}
+
+TEST_P(ScriptBusyTest, FunctionThatWroteIsUnkillable) {
+  StartBusyFunction("wrote", "redis.call('set', keys[1], args[1]) while true do end");
+
+  EXPECT_EQ(b_->Command({"FUNCTION", "KILL"}).bytes, kUnkillable);
+  EXPECT_EQ(b_->Command({"SCRIPT", "KILL"}).bytes, kUnkillable);
+  EXPECT_EQ(b_->Command({"GET", "key1"}).bytes, kBusyFunction);
 
   StopServerWhileBusy();
 }
