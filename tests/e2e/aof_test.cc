@@ -106,6 +106,15 @@ std::string DataSet(RespClient& client) {
     }
   }
   Send(client, {"SELECT", "0"});
+  // The function libraries, one by one (FUNCTION LIST answers in the server's dict order).
+  std::vector<std::string> libraries;
+  for (const testing::Reply& library : Parsed(client, {"FUNCTION", "LIST"}).elements) {
+    libraries.push_back(library.elements[1].text);
+  }
+  std::sort(libraries.begin(), libraries.end());
+  for (const std::string& name : libraries) {
+    out += "library " + Send(client, {"FUNCTION", "LIST", "LIBRARYNAME", name, "WITHCODE"}) + "\n";
+  }
   return out;
 }
 
@@ -177,6 +186,24 @@ void WriteEverything(RespClient& c) {
       {"XADD", "emptied", "5-5", "f", "v"},
       {"XDEL", "emptied", "5-5"},
       {"XSETID", "emptied", "9-9", "ENTRIESADDED", "12", "MAXDELETEDID", "5-5"},
+      // Functions: libraries loaded, replaced, deleted and flushed, and FCALLs written as
+      // their effects.
+      {"FUNCTION", "LOAD", "#!lua name=flushed\nredis.register_function('fl', function() end)"},
+      {"FUNCTION", "FLUSH"},
+      {"FUNCTION", "LOAD",
+       "#!lua name=locks\nredis.register_function('acquire', function(keys, args)\n"
+       "  return redis.call('set', keys[1], args[1], 'NX', 'PX', args[2])\nend)"},
+      {"FUNCTION", "LOAD", "#!lua name=deleted\nredis.register_function('del_me', function() end)"},
+      {"FUNCTION", "DELETE", "deleted"},
+      {"FUNCTION", "LOAD",
+       "#!lua name=counters\nredis.register_function('bump', function(keys)\n"
+       "  return redis.call('incr', keys[1])\nend)"},
+      {"FUNCTION", "LOAD", "REPLACE",
+       "#!lua name=counters\nredis.register_function{function_name='bump', "
+       "callback=function(keys) return redis.call('incrby', keys[1], 2) end, "
+       "description='by two'}"},
+      {"FCALL", "acquire", "1", "lock:f", "tok-f", "400000"},
+      {"FCALL", "bump", "1", "counter"},
   };
   for (const auto& command : commands) {
     const std::string reply = Send(c, command);
@@ -211,6 +238,12 @@ TEST_P(AofTest, RestartBringsBackTheDataSet) {
     EXPECT_EQ(server->Stop(), 0);
   }
   EXPECT_EQ(before.find(" soon "), std::string::npos);
+  // The libraries as last loaded; the deleted and the flushed ones are gone.
+  EXPECT_NE(before.find("$8\r\ncounters\r\n"), std::string::npos) << before;
+  EXPECT_NE(before.find("by two"), std::string::npos);
+  EXPECT_NE(before.find("$5\r\nlocks\r\n"), std::string::npos);
+  EXPECT_EQ(before.find("del_me"), std::string::npos);
+  EXPECT_EQ(before.find("name=flushed"), std::string::npos);
   auto server = StartWith(GetParam(), dir.path(), {});
   ASSERT_TRUE(server);
   std::optional<RespClient> c = RespClient::Connect(server->port());
