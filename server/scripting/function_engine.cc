@@ -220,8 +220,10 @@ int ScriptEngine::RedisRegisterFunction(lua_State* lua) {
     }
   }
   if (!ValidName(function.name)) return RaiseError(lua, kBadName);
+  // Case-insensitively, unlike Redis 7.0: its library keeps "f" and "F" apart but its index
+  // of all functions does not, and deleting or replacing such a library crashes it.
   for (const LuaFunction& other : library->functions) {
-    if (other.name == function.name) {
+    if (NoCaseEqual{}(other.name, function.name)) {
       return RaiseError(lua, "Function already exists in the library");
     }
   }

@@ -473,10 +473,12 @@ void ScriptEngine::Hook(lua_State* lua, lua_Debug*) {
   lua_pop(lua, 1);
   if (self == nullptr) return;
   if (self->loading_library_ != nullptr) {
-    // Redis's luaEngineLoadHook: loading should only register functions.
+    // Redis's luaEngineLoadHook: loading should only register functions. A shutdown stops a
+    // load as it stops a script.
     constexpr std::int64_t kLoadTimeoutUs = 500 * 1000;
-    if (self->load_timeout_ &&
-        self->server_.clock.MonotonicUs() - self->load_start_us_ > kLoadTimeoutUs) {
+    const bool late = self->load_timeout_ &&
+                      self->server_.clock.MonotonicUs() - self->load_start_us_ > kLoadTimeoutUs;
+    if (late || (self->interrupt_check_ && self->interrupt_check_())) {
       lua_sethook(lua, Hook, LUA_MASKLINE, 0);
       PushErrorTable(lua, "FUNCTION LOAD timeout");
       lua_error(lua);

@@ -14,6 +14,7 @@ class Command:
     multiset), "unordered" (a multiset), "sunion", "randpick" and "spop" (the whole value
     first, then the pick checked against it), "hscan" (OBJECT ENCODING, then a full HSCAN/SSCAN
     iteration), "memusage" (reply type only), "idle" (OBJECT REFCOUNT first, then within `tol`),
+    "load" (FUNCTION LOAD: exact, but any two "Function <name> already exists" match),
     and for streams "clock" (the clock readings in XPENDING, XINFO CONSUMERS and XINFO STREAM
     FULL replies, idle times, seen-times and delivery times, within `tol` ms; every other part
     of the reply exactly).
@@ -65,6 +66,9 @@ class Command:
                     "~%d %s" % (self.tol, words)]
         if self.mode == "idle":
             return pre + ["~%d %s" % (self.tol, words)]
+        if self.mode == "load":
+            return ["# exact, but a taken function's name may differ: the servers hash in "
+                    "different orders", words]
         return [words]
 
 

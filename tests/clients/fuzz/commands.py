@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 
 from fuzz.command import Command, quote  # noqa: F401 (fuzz_diff imports Command here)
+from fuzz.function_commands import FunctionMakers
 from fuzz.list_commands import ListMakers
 from fuzz.typed_commands import (BAD_DBS, BAD_INTS, DBS, FIELDS, FLOAT_INCRS, HASH_KEYS,  # noqa: F401
                                  INCR_AMOUNTS, INT_MEMBERS, LONG_VALUES, OWN_HASH_KEYS,
@@ -186,13 +187,14 @@ SCRIPT_RETURNS = [
 
 
 @dataclass
-class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers):
+class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers, FunctionMakers):
     """Builds one command sequence from a seeded random.Random."""
     rng: random.Random
     base_ms: int
     active_expiry: bool
     pending_sleep: int = -1  # commands left before a forced DEBUG SLEEP, -1 for none
     loaded: dict = field(default_factory=dict)  # sha1 hex -> comparison kind, SCRIPT LOADed
+    functions: dict = field(default_factory=dict)  # function name -> comparison kind, loaded
     # Each seed leans towards one family (see FOCUS), so that values grow beyond a few members.
     focus: str = "mixed"
     # Keys that HSET/SADD wrote to lately: reads prefer them (a hint only, not a model).
@@ -446,6 +448,9 @@ class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers):
             return Command(args, mode="tol", tol=250)
         return Command(args)
 
+    def function_family(self):
+        return self.function_cmd(SCRIPT_STATEMENTS, SCRIPT_RETURNS)
+
     def script_admin(self):
         r = self.rng.random()
         if r < 0.6 and self.loaded:
@@ -506,7 +511,8 @@ class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers):
     MAKERS = [
         (set_cmd, 14), (lock_set, 8), (get_family, 14), (ttl_family, 8), (expire_family, 9),
         (setex_family, 4), (incrby, 3), (keys_cmd, 3), (scan_cmd, 3), (dbsize_or_randomkey, 3),
-        (lock_script, 7), (random_script, 10), (script_admin, 2), (garbage, 6), (misc, 4),
+        (lock_script, 7), (random_script, 10), (script_admin, 2), (function_family, 5),
+        (garbage, 6), (misc, 4),
         (TypedMakers.hash_cmd, 16), (TypedMakers.set_type_cmd, 16), (TypedMakers.string_ext, 12), (TypedMakers.keyspace_cmd, 8), (TypedMakers.db_cmd, 3),
         (TypedMakers.big_value, 0.6),
         (ListMakers.list_cmd, 12), (ZsetMakers.zset_cmd, 16), (StreamMakers.stream_cmd, 14),
