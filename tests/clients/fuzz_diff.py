@@ -15,7 +15,9 @@ only where the encoding makes it deterministic, random picks (SRANDMEMBER, HRAND
 count and membership in the value read just before, HSCAN/SSCAN as full iterations, MEMORY
 USAGE and OBJECT IDLETIME loosely, and for streams (fuzz/stream_commands.py, which never lets
 an entry id come from a server's clock where the id is compared) the idle, seen and delivery
-times in XPENDING and XINFO replies within 1 s, the rest of those replies exactly. After an
+times in XPENDING and XINFO replies within 1 s, the rest of those replies exactly, FUNCTION
+LIST sorted and FUNCTION LOAD's "Function <name> already exists" by its form when several
+functions are taken (fuzz/function_commands.py). After an
 SPOP both servers drop whatever either one popped, so their keyspaces stay identical. On a
 mismatch the sequence is shrunk (delta debugging over the command list) and printed as a
 tests/differential case file, with both replies.
