@@ -249,12 +249,12 @@ void* ScriptEngine::Allocate(void* ud, void* ptr, std::size_t old_size, std::siz
     }
     return nullptr;
   }
-  // The cap applies while a script runs; the engine's own work (conversions after the script)
-  // must not fail half way.
+  // The cap applies while a script runs or a library loads; the engine's own work
+  // (conversions after the script) must not fail half way.
   const std::size_t grown = new_size > old_size ? new_size - old_size : 0;
   if (ptr != nullptr || grown > 0) {
-    if (self->running_ != nullptr && self->lua_memory_limit_ != 0 &&
-        self->lua_memory_ + grown > self->lua_memory_limit_) {
+    if ((self->running_ != nullptr || self->loading_library_ != nullptr) &&
+        self->lua_memory_limit_ != 0 && self->lua_memory_ + grown > self->lua_memory_limit_) {
       return nullptr;
     }
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "tests/scripting/script_fixture.h"
 
@@ -13,6 +14,8 @@ namespace {
 
 class FunctionTest : public ScriptTest {
  protected:
+  FunctionTest() = default;
+  explicit FunctionTest(Config config) : ScriptTest(std::move(config)) {}
   std::string Load(const std::string& code, bool replace = false) {
     if (replace) return RunArgs({"FUNCTION", "LOAD", "REPLACE", code});
     return RunArgs({"FUNCTION", "LOAD", code});
@@ -90,6 +93,24 @@ TEST_F(FunctionTest, ReplaceThatFailsKeepsTheOldLibrary) {
   EXPECT_EQ(Load("#!lua name=r\nredis.register_function('R1', function() return 'new' end)", true),
             "$1\r\nr\r\n");
   EXPECT_EQ(Run({"FCALL", "r1", "0"}), "$3\r\nnew\r\n");
+}
+
+class FunctionMemoryTest : public FunctionTest {
+ protected:
+  static Config SmallLua() {
+    Config config = TestConfig();
+    config.script_memory_limit = 1 << 20;
+    return config;
+  }
+  FunctionMemoryTest() : FunctionTest(SmallLua()) {}
+};
+
+TEST_F(FunctionMemoryTest, ALoadIsHeldToTheScriptMemoryLimit) {
+  EXPECT_EQ(Load("#!lua name=big\nlocal t = {} for i = 1, 1e7 do t[i] = i end"),
+            "-ERR Error registering functions: ERR not enough memory\r\n");
+  EXPECT_EQ(Load("#!lua name=small\nredis.register_function('s', function() return 1 end)"),
+            "$5\r\nsmall\r\n");
+  EXPECT_EQ(Run({"FCALL", "s", "0"}), ":1\r\n");
 }
 
 }  // namespace
