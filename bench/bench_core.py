@@ -382,6 +382,8 @@ def run_workloads(args, servers, workloads_to_run, out, also=()):
                 server = servers[name]
                 server.client.flushall()
                 args_now = list(w.args)
+                if w.library:
+                    server.client.call("FUNCTION", "LOAD", "REPLACE", w.library)
                 if "<sha>" in args_now:
                     args_now[args_now.index("<sha>")] = server.client.call(
                         "SCRIPT", "LOAD", w.script)

@@ -8,6 +8,10 @@ from typing import Callable, Optional
 TOKEN = "0123456789abcdef0123456789abcdef0123"
 RELEASE_SCRIPT = ('if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1])'
                   ' else return 0 end')
+# The same compare-and-delete as a function (FUNCTION LOAD), for the FCALL rows.
+RELEASE_LIBRARY = ("#!lua name=benchlocks\nredis.register_function('release', function(keys, args)"
+                   " if redis.call('get', keys[1]) == args[1] then return redis.call('del', keys[1])"
+                   " else return 0 end end)")
 # A Redisson lock is a hash: field "<client uuid>:<thread id>" -> hold count.
 REDISSON_FIELD = "3f2b8c1e-9a4d-4e7f-8b6a-1c2d3e4f5a6b:1"
 MGET_KEYS = 10
@@ -30,6 +34,7 @@ class Workload:
     target: Optional[float]  # upper bound on the CPU-per-request ratio, from the issue
     count: tuple = ("DBSIZE",)  # what the keys check compares
     script: str = RELEASE_SCRIPT  # what "<sha>" is the SHA1 of
+    library: Optional[str] = None  # a function library loaded (FUNCTION LOAD REPLACE) first
     # The ids the preload runs over (start, stop, step), and its reply to each command (None:
     # any reply but an error; by default +OK for SET, :1 for the others).
     preload_ids: tuple = (0, KEY_RANGE, PRELOAD_STEP)
@@ -81,6 +86,11 @@ def workloads():
             Workload(f"evalsha_p{pipeline}", f"`EVALSHA` compare-and-delete, P{pipeline}",
                      pipeline, release_args, lock_preload, left_after_release, target,
                      floor=floor),
+            Workload(f"fcall_p{pipeline}", f"`FCALL` compare-and-delete (a function), "
+                     f"P{pipeline}", pipeline, ["FCALL", "release", "1", "lock:__rand_int__",
+                                                TOKEN],
+                     lock_preload, left_after_release, None, floor=floor,
+                     library=RELEASE_LIBRARY),
         ]
     return out
 

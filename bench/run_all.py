@@ -5,8 +5,8 @@
         [--cycle-seconds 5]
 
 Sections (all by default):
-  throughput    redis-benchmark PING / SET NX PX / GET / EVALSHA compare-and-delete at pipeline 16
-                and 1, and bench/lockcycle (acquire, extend, release; 50 connections, one request
+  throughput    redis-benchmark PING / SET NX PX / GET / EVALSHA and FCALL compare-and-delete at
+                pipeline 16 and 1, and bench/lockcycle (acquire, extend, release; 50 connections, one request
                 each)
   types         redis-benchmark at pipeline 16: PING, HSET / HGET of a small hash per key, HINCRBY
                 of a Redisson lock, SADD / SISMEMBER, MGET of 10 keys; HSET / HGET of one large hash
