@@ -1,7 +1,5 @@
 // FCALL, FCALL_RO and FUNCTION (Redis 7.0's functions.c). FUNCTION DUMP and RESTORE stay out,
 // as DUMP does.
-#include <cstring>
-
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
@@ -29,29 +27,10 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
     return;
   }
   std::int64_t numkeys = 0;
-  if (!protocol::ParseStrictInt64(ctx.arg(2), numkeys)) {
-    ctx.reply.Error("ERR Bad number of keys provided");
-    return;
-  }
-  if (numkeys > static_cast<std::int64_t>(ctx.argc()) - 3) {
-    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.Error("ERR Number of keys can't be negative");
-    return;
-  }
+  if (!ParseNumkeys(ctx, "ERR Bad number of keys provided", numkeys)) return;
   // Redis's scriptPrepareForRun, for a script that declares its flags.
   if ((function->flags & kFunctionNoWrites) == 0) {
-    if (const int err = ctx.server.aof.write_error(); err != 0 && !ctx.server.loading)
-        [[unlikely]] {
-      ctx.reply.Error(
-          {"MISCONF Redis is configured to persist data to AOF, but it's currently "
-           "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
-           "flag for read only scripts. AOF error: ",
-           std::strerror(err)});
-      return;
-    }
+    if (ScriptRefusedByDiskError(ctx)) return;
     if (read_only) {
       ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
       return;
@@ -120,26 +99,7 @@ void FunctionFlushCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-void FunctionKillCommand(CommandContext& ctx) {
-  ScriptEngine& engine = *ctx.server.scripts;
-  switch (engine.Kill(false)) {
-    case ScriptEngine::KillResult::kNotBusy:
-      ctx.reply.Error("NOTBUSY No scripts in execution right now.");
-      return;
-    case ScriptEngine::KillResult::kUnkillable:
-      ctx.reply.Error(
-          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
-          "can either wait the script termination or kill the server in a hard way using the "
-          "SHUTDOWN NOSAVE command.");
-      return;
-    case ScriptEngine::KillResult::kOtherKind:
-      ctx.reply.Error(engine.busy_error());
-      return;
-    case ScriptEngine::KillResult::kKilled:
-      ctx.reply.Ok();
-      return;
-  }
-}
+void FunctionKillCommand(CommandContext& ctx) { KillScript(ctx, false); }
 
 void FunctionListCommand(CommandContext& ctx) {
   bool with_code = false;

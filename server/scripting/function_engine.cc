@@ -285,7 +285,7 @@ bool ScriptEngine::RunLibraryCode(std::string_view code, FunctionLibrary& librar
   const int status = lua_pcall(lua, 0, 0, 0);
   loading_library_ = nullptr;
   SetFunctionEnvironmentLoading(lua, false);
-  lua_sethook(lua, Hook, LUA_MASKCOUNT, 100000);
+  lua_sethook(lua, Hook, LUA_MASKCOUNT, kHookInstructions);
   if (status != 0) {
     // Redis's luaExtractErrorInformation: a string gets ERR, a table gives its err.
     error = "Error registering functions: ";

@@ -12,6 +12,60 @@ namespace {
 
 enum class Source { kBody, kSha };
 
+}  // namespace
+
+bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer, std::int64_t& numkeys) {
+  if (!protocol::ParseStrictInt64(ctx.arg(2), numkeys)) {
+    ctx.reply.Error(not_integer);
+    return false;
+  }
+  if (numkeys > static_cast<std::int64_t>(ctx.argc()) - 3) {
+    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+    return false;
+  }
+  if (numkeys < 0) {
+    ctx.reply.Error("ERR Number of keys can't be negative");
+    return false;
+  }
+  return true;
+}
+
+bool ScriptRefusedByDiskError(CommandContext& ctx) {
+  const int err = ctx.server.aof.write_error();
+  if (err == 0 || ctx.server.loading) [[likely]] {
+    return false;
+  }
+  ctx.reply.Error(
+      {"MISCONF Redis is configured to persist data to AOF, but it's currently unable to "
+       "persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only "
+       "scripts. AOF error: ",
+       std::strerror(err)});
+  return true;
+}
+
+void KillScript(CommandContext& ctx, bool eval) {
+  ScriptEngine& engine = *ctx.server.scripts;
+  switch (engine.Kill(eval)) {
+    case ScriptEngine::KillResult::kNotBusy:
+      ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+      return;
+    case ScriptEngine::KillResult::kUnkillable:
+      ctx.reply.Error(
+          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+          "can either wait the script termination or kill the server in a hard way using the "
+          "SHUTDOWN NOSAVE command.");
+      return;
+    case ScriptEngine::KillResult::kOtherKind:
+      ctx.reply.Error(engine.busy_error());
+      return;
+    case ScriptEngine::KillResult::kKilled:
+      ctx.reply.Ok();
+      return;
+  }
+}
+
+namespace {
+
 void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
   ScriptEngine& engine = *ctx.server.scripts;
   // EVALSHA answers NOSCRIPT for a digest of the wrong length before looking at numkeys.
@@ -20,18 +74,7 @@ void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
     return;
   }
   std::int64_t numkeys = 0;
-  if (!protocol::ParseStrictInt64(ctx.arg(2), numkeys)) {
-    ctx.reply.Error(errors::kNotInteger);
-    return;
-  }
-  if (numkeys > static_cast<std::int64_t>(ctx.argc()) - 3) {
-    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.Error("ERR Number of keys can't be negative");
-    return;
-  }
+  if (!ParseNumkeys(ctx, errors::kNotInteger, numkeys)) return;
   char sha[41];
   const Script* script = nullptr;
   if (source == Source::kSha) {
@@ -50,16 +93,7 @@ void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
     if (script == nullptr) return;
   }
   // Before the *_ro check, in Redis's scriptPrepareForRun order.
-  if (script->has_shebang && !script->no_writes) {
-    if (const int err = ctx.server.aof.write_error(); err != 0) [[unlikely]] {
-      ctx.reply.Error(
-          {"MISCONF Redis is configured to persist data to AOF, but it's currently "
-           "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
-           "flag for read only scripts. AOF error: ",
-           std::strerror(err)});
-      return;
-    }
-  }
+  if (script->has_shebang && !script->no_writes && ScriptRefusedByDiskError(ctx)) return;
   if (read_only && script->has_shebang && !script->no_writes) {
     ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
     return;
@@ -92,25 +126,7 @@ void ScriptFlushCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-void ScriptKillCommand(CommandContext& ctx) {
-  switch (ctx.server.scripts->Kill(true)) {
-    case ScriptEngine::KillResult::kNotBusy:
-      ctx.reply.Error("NOTBUSY No scripts in execution right now.");
-      return;
-    case ScriptEngine::KillResult::kUnkillable:
-      ctx.reply.Error(
-          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
-          "can either wait the script termination or kill the server in a hard way using the "
-          "SHUTDOWN NOSAVE command.");
-      return;
-    case ScriptEngine::KillResult::kOtherKind:
-      ctx.reply.Error(ctx.server.scripts->busy_error());
-      return;
-    case ScriptEngine::KillResult::kKilled:
-      ctx.reply.Ok();
-      return;
-  }
-}
+void ScriptKillCommand(CommandContext& ctx) { KillScript(ctx, true); }
 
 void ScriptHelpCommand(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {

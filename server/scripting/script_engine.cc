@@ -25,8 +25,6 @@ namespace warden::server {
 
 namespace {
 
-// Redis installs its timeout hook every 100000 VM instructions.
-constexpr int kHookInstructions = 100000;
 // Redis's lrand48 state before any seeding (rand.c: X0, X1, X2).
 constexpr std::uint64_t kDefaultRandomState = 0x1234ABCD330EULL;
 constexpr char kScriptKilled[] = "Script killed by user with SCRIPT KILL...";

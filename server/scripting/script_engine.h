@@ -69,6 +69,14 @@ struct FunctionLibrary {
   std::vector<LuaFunction> functions;  // in the order the code registered them
 };
 
+// What EVAL and FCALL, SCRIPT KILL and FUNCTION KILL share (script_commands.cc), each having
+// answered when it refuses: numkeys (`not_integer` for a number that does not parse), the
+// append-only file's write error for a script that may write, and the KILLs.
+struct CommandContext;
+bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer, std::int64_t& numkeys);
+bool ScriptRefusedByDiskError(CommandContext& ctx);
+void KillScript(CommandContext& ctx, bool eval);
+
 class ScriptEngine {
  public:
   explicit ScriptEngine(ServerState& server);
@@ -166,6 +174,8 @@ class ScriptEngine {
 
  private:
   friend class NativeRunner;
+  // Redis installs its timeout hook every 100000 VM instructions.
+  static constexpr int kHookInstructions = 100000;
   struct RunState {
     std::string_view name;  // the script's SHA-1, or the function's name
     bool function = false;
