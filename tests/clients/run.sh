@@ -239,6 +239,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/redis-py-recipes.xml" "$here/python/test_redis_py_recipes.py"
       run_suite redis-py-streams 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-streams.xml" "$here/python/test_redis_py_streams.py"
+      run_suite redis-py-functions 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/redis-py-functions.xml" "$here/python/test_redis_py_functions.py"
       run_suite transactions 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/transactions.xml" "$here/python/test_transactions.py"
       run_suite notifications 120 "$py" -m pytest -q -p no:cacheprovider \
