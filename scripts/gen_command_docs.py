@@ -21,7 +21,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT = os.path.join(ROOT, "server", "commands", "command_docs_data.cc")
 TABLE_FILES = (
-    ["server/command_table.cc", "server/scripting/script_commands.cc"]
+    ["server/command_table.cc", "server/scripting/script_commands.cc",
+     "server/scripting/function_commands.cc"]
     + sorted("server/commands/" + f for f in os.listdir(os.path.join(ROOT, "server", "commands"))
              if f.endswith(".cc") and not f.endswith("_data.cc"))
 )

@@ -14,37 +14,11 @@
 namespace warden::server {
 namespace {
 
-// A script's shebang line declares flags=no-writes (Redis then drops the command's may-write
-// flags for the pause check).
-bool ShebangSaysNoWrites(std::string_view body) {
-  if (body.substr(0, 2) != "#!") return false;
-  const std::string_view line = body.substr(0, body.find('\n'));
-  const std::size_t flags = line.find("flags=");
-  if (flags == std::string_view::npos) return false;
-  std::string_view list = line.substr(flags + 6);
-  list = list.substr(0, list.find(' '));
-  while (!list.empty()) {
-    const std::size_t comma = std::min(list.find(','), list.size());
-    if (list.substr(0, comma) == "no-writes") return true;
-    list.remove_prefix(std::min(comma + 1, list.size()));
-  }
-  return false;
-}
-
 // Redis's CMD_WRITE | CMD_MAY_REPLICATE, with a script's own declaration taken into account
 // (evalGetCommandFlags).
 bool MayWrite(const ServerState& server, const CommandSpec& spec,
               std::span<const std::string_view> args) {
-  if ((spec.flags & kWrite) != 0) return true;
-  if (spec.handler == EvalCommand) return !ShebangSaysNoWrites(args[1]);
-  if (spec.handler == EvalshaCommand) {
-    const Script* script = args[1].size() == 40 ? server.scripts->Find(args[1]) : nullptr;
-    return script == nullptr || !script->has_shebang || !script->no_writes;
-  }
-  if (spec.handler == FcallCommand) {
-    const LuaFunction* function = server.scripts->FindFunction(args[1]);
-    return function == nullptr || (function->flags & kFunctionNoWrites) == 0;
-  }
+  if ((EffectiveFlags(server, spec, args) & (kWrite | kMayReplicate)) != 0) return true;
   return spec.name == "publish" || spec.name == "spublish" || spec.name == "pfcount";
 }
 

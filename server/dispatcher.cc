@@ -322,7 +322,47 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
   Call(server, session, *spec, args, reply);
 }
 
+std::uint32_t EffectiveFlags(const ServerState& server, const CommandSpec& spec,
+                             std::span<const std::string_view> args) {
+  const Handler h = spec.handler;
+  std::optional<std::uint8_t> declared;
+  if (h == FcallCommand || h == FcallRoCommand) {
+    if (const LuaFunction* function = server.scripts->FindFunction(args[1])) {
+      declared = function->flags;
+    }
+  } else if (h == EvalCommand || h == EvalRoCommand) {
+    declared = server.scripts->DeclaredFlags(false, args[1]);
+  } else if (h == EvalshaCommand || h == EvalshaRoCommand) {
+    declared = server.scripts->DeclaredFlags(true, args[1]);
+  }
+  if (!declared.has_value()) return spec.flags;
+  std::uint32_t flags = spec.flags & ~(kWrite | kDenyOom | kMayReplicate);
+  if ((*declared & (kFunctionAllowOom | kFunctionNoWrites)) == 0) flags |= kDenyOom;
+  if ((*declared & kFunctionNoWrites) == 0) flags |= kWrite;
+  return flags;
+}
+
 namespace {
+
+// Whether a command queued in `session`'s transaction has one of `flags` (Redis's
+// mstate.cmd_flags, gathered with each command's getCommandFlags as it was queued).
+bool QueuedAny(const ServerState& server, const Session& session, std::uint32_t flags) {
+  const QueuedCommands& queued = session.multi.queued;
+  std::vector<std::string_view> args;
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    const CommandSpec& spec = queued.spec(i);
+    const Handler h = spec.handler;
+    const bool script = h == EvalCommand || h == EvalRoCommand || h == EvalshaCommand ||
+                        h == EvalshaRoCommand || h == FcallCommand || h == FcallRoCommand;
+    if (!script) {
+      if ((spec.flags & flags) != 0) return true;
+      continue;
+    }
+    queued.Args(i, args);
+    if ((EffectiveFlags(server, spec, args) & flags) != 0) return true;
+  }
+  return false;
+}
 
 // Whether a command that may grow memory (or, inside MULTI, any command that queues) should be
 // refused because used memory is past maxmemory and eviction cannot bring it back (Redis's
@@ -335,25 +375,13 @@ bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spe
   server.pre_command_oom = PerformEvictions(server) == EvictResult::kFail;
   if (!server.pre_command_oom) return false;
   const Handler handler = spec.handler;
-  bool refuse = (spec.flags & kDenyOom) != 0;
+  bool refuse = (EffectiveFlags(server, spec, args) & kDenyOom) != 0;
   if (session.in_multi && handler != ExecCommand && handler != DiscardCommand &&
       handler != QuitCommand && handler != ResetCommand) {
     refuse = true;
   }
-  if (handler == ExecCommand && session.in_multi) {
-    const QueuedCommands& queued = session.multi.queued;
-    for (std::size_t i = 0; i < queued.size() && !refuse; ++i) {
-      refuse = (queued.spec(i).flags & kDenyOom) != 0;
-    }
-  }
-  const bool by_body = handler == EvalCommand || handler == EvalRoCommand;
-  const bool by_sha = handler == EvalshaCommand || handler == EvalshaRoCommand;
-  if (!refuse && (by_body || by_sha)) refuse = server.scripts->DeniesOom(by_sha, args[1]);
-  // FCALL and FCALL_RO take their function's flags (fcallGetCommandFlags).
-  if (!refuse && (handler == FcallCommand || handler == FcallRoCommand)) {
-    const LuaFunction* function = server.scripts->FindFunction(args[1]);
-    refuse =
-        function != nullptr && (function->flags & (kFunctionAllowOom | kFunctionNoWrites)) == 0;
+  if (!refuse && handler == ExecCommand && session.in_multi) {
+    refuse = QueuedAny(server, session, kDenyOom);
   }
   if (refuse) reply.Error(errors::kOom);
   return refuse;
@@ -362,15 +390,12 @@ bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spe
 // Redis's writeCommandsDeniedByDiskError: while the append-only file cannot be written, writes
 // (and PING, which monitors use to notice) are refused; true having replied.
 bool RefusedByDiskError(ServerState& server, const Session& session, const CommandSpec& spec,
-                        protocol::ReplyWriter& reply) {
+                        std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   const int err = server.aof.write_error();
   if (err == 0 || server.loading) return false;
-  bool refuse = (spec.flags & kWrite) != 0 || spec.handler == PingCommand;
-  if (spec.handler == ExecCommand && session.in_multi) {
-    const QueuedCommands& queued = session.multi.queued;
-    for (std::size_t i = 0; i < queued.size() && !refuse; ++i) {
-      refuse = (queued.spec(i).flags & kWrite) != 0;
-    }
+  bool refuse = (EffectiveFlags(server, spec, args) & kWrite) != 0 || spec.handler == PingCommand;
+  if (!refuse && spec.handler == ExecCommand && session.in_multi) {
+    refuse = QueuedAny(server, session, kWrite);
   }
   if (refuse) reply.Error({errors::kMisconfAof, std::strerror(err)});
   return refuse;
@@ -428,7 +453,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
     CommandRefused(server, session, args, reply);
     return;
   }
-  if (server.aof.write_error() != 0 && RefusedByDiskError(server, session, *spec, reply))
+  if (server.aof.write_error() != 0 && RefusedByDiskError(server, session, *spec, args, reply))
       [[unlikely]] {
     server.command_stats.Reject(spec);
     CommandRefused(server, session, args, reply);

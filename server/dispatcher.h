@@ -49,6 +49,12 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply);
 
+// The command's flags as Redis's getCommandFlags gives them: for EVAL, EVALSHA, FCALL and their
+// _RO forms, the script's or function's declared flags decide write and deny-oom, and
+// may-replicate goes (scriptFlagsToCmdFlags). Other commands keep their table's flags.
+std::uint32_t EffectiveFlags(const ServerState& server, const CommandSpec& spec,
+                             std::span<const std::string_view> args);
+
 // Takes a session that is going away out of everything that may still point to it: the blocked
 // clients, pub/sub, monitors, its transaction's watched keys, a CLIENT PAUSE. For a connection's
 // session when it closes, and for sessions that have no connection (--preload's, EmbeddedServer's).

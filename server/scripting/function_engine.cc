@@ -384,31 +384,6 @@ void ScriptEngine::FlushFunctions() {
   if (lua_ != nullptr) lua_gc(lua_, LUA_GCCOLLECT, 0);
 }
 
-void ScriptEngine::ReloadLibraries() {
-  if (libraries_.empty()) return;
-  // The code loaded once; it runs again in the new state, without the time limit.
-  for (auto it = libraries_.begin(); it != libraries_.end();) {
-    FunctionLibrary fresh;
-    fresh.name = it->first;
-    std::string error;
-    const std::string_view code =
-        std::string_view(it->second.code)
-            .substr(std::min(it->second.code.find('\n'), it->second.code.size()));
-    if (RunLibraryCode(code, fresh, false, error)) {
-      fresh.code = std::move(it->second.code);
-      it->second = std::move(fresh);
-      ++it;
-    } else {
-      if (server_.log != nullptr) {
-        server_.log->Log(LogLevel::kWarning, "Library %s dropped: it no longer loads: %s",
-                         it->first.c_str(), error.c_str());
-      }
-      it = libraries_.erase(it);
-    }
-  }
-  IndexFunctions();
-}
-
 const LuaFunction* ScriptEngine::FindFunction(std::string_view name) const {
   const auto it = function_index_.find(name);
   return it == function_index_.end() ? nullptr : it->second;

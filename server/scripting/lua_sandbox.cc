@@ -487,6 +487,28 @@ void InstallFunctionEnvironment(lua_State* lua) {
   }
   PushProxy(lua, copy, true);
   lua_setfield(lua, copy, "_G");
+  // And a `redis` without what only EVAL has (Redis's function engine never registers them).
+  lua_getfield(lua, copy, "redis");
+  const int eval_redis = lua_gettop(lua);
+  Unwrap(lua, eval_redis);
+  lua_newtable(lua);
+  lua_pushnil(lua);
+  while (lua_next(lua, eval_redis) != 0) {
+    const char* name = lua_type(lua, -2) == LUA_TSTRING ? lua_tostring(lua, -2) : nullptr;
+    const bool skip = name != nullptr &&
+                      (std::strcmp(name, "breakpoint") == 0 || std::strcmp(name, "debug") == 0 ||
+                       std::strcmp(name, "replicate_commands") == 0);
+    if (skip) {
+      lua_pop(lua, 1);
+      continue;
+    }
+    lua_pushvalue(lua, -2);
+    lua_insert(lua, -2);
+    lua_rawset(lua, -4);
+  }
+  PushProxy(lua, -1, false);
+  lua_setfield(lua, copy, "redis");
+  lua_settop(lua, copy);
   lua_setfield(lua, LUA_REGISTRYINDEX, kFunctionGlobalsKey);
 
   // Reads go straight to the real tables: no script can reach this environment as a value.

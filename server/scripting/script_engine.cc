@@ -364,8 +364,17 @@ void ScriptEngine::DestroyState() {
 }
 
 void ScriptEngine::Flush() {
-  DestroyState();
-  ReloadLibraries();
+  // The functions share the state and keep what their libraries hold (Redis gives them a state
+  // of their own that SCRIPT FLUSH leaves alone): while any is loaded only the scripts go.
+  if (libraries_.empty() || lua_ == nullptr) {
+    DestroyState();
+    return;
+  }
+  for (const auto& [sha, script] : scripts_) {
+    luaL_unref(lua_, LUA_REGISTRYINDEX, script.function_ref);
+  }
+  scripts_.clear();
+  lua_gc(lua_, LUA_GCCOLLECT, 0);
 }
 
 void ScriptEngine::SeedRandom(std::int32_t seed) {
@@ -421,11 +430,12 @@ const Script* ScriptEngine::Find(std::string_view sha) const {
   return it == scripts_.end() ? nullptr : &it->second;
 }
 
-bool ScriptEngine::DeniesOom(bool by_sha, std::string_view script) const {
+std::optional<std::uint8_t> ScriptEngine::DeclaredFlags(bool by_sha,
+                                                        std::string_view script) const {
   Script flags;
   if (by_sha) {
     const Script* cached = Find(script);
-    if (cached == nullptr) return false;
+    if (cached == nullptr) return std::nullopt;
     flags = *cached;
   } else {
     // Only the first line is read, cached or not: a shebang Redis cannot parse leaves EVAL's
@@ -433,9 +443,11 @@ bool ScriptEngine::DeniesOom(bool by_sha, std::string_view script) const {
     std::string scratch;
     protocol::ReplyWriter ignored(&scratch, 2);
     std::size_t shebang_len = 0;
-    if (!ParseShebang(script, flags, shebang_len, ignored)) return false;
+    if (!ParseShebang(script, flags, shebang_len, ignored)) return std::nullopt;
   }
-  return flags.has_shebang && !flags.no_writes && !flags.allow_oom;
+  if (!flags.has_shebang) return std::nullopt;
+  return static_cast<std::uint8_t>((flags.no_writes ? kFunctionNoWrites : 0) |
+                                   (flags.allow_oom ? kFunctionAllowOom : 0));
 }
 
 const Script* ScriptEngine::Load(std::string_view body, char (&sha)[41],

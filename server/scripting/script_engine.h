@@ -95,7 +95,8 @@ class ScriptEngine {
            std::span<const std::string_view> keys, std::span<const std::string_view> args,
            bool read_only, protocol::ReplyWriter& reply);
 
-  // SCRIPT FLUSH: forgets every script and starts a fresh Lua state.
+  // SCRIPT FLUSH: forgets every script and starts a fresh Lua state (or, while function
+  // libraries are loaded, keeps the state and drops the scripts).
   void Flush();
 
   enum class KillResult { kNotBusy, kUnkillable, kOtherKind, kKilled };
@@ -103,7 +104,7 @@ class ScriptEngine {
   KillResult Kill(bool eval);
 
   // Functions (function_engine.cc). They share the Lua state with EVAL's scripts but not its
-  // globals, and survive SCRIPT FLUSH: their libraries are loaded again into the new state.
+  // globals, and SCRIPT FLUSH leaves them and their state alone.
 
   // FUNCTION LOAD: checks the #! line, compiles the code and runs it to register its functions
   // (for at most 500 ms unless `timeout` is false, as when loading the append-only file).
@@ -145,11 +146,11 @@ class ScriptEngine {
   // Script runs that took a native form (tests check that they do).
   std::uint64_t native_runs() const { return native_runs_; }
 
-  // Whether an EVAL (`by_sha` false: `script` is the body) or EVALSHA, or their _RO forms,
-  // counts as a command that may grow memory (Redis's evalGetCommandFlags): a script with a
-  // shebang does unless it declares no-writes or allow-oom; one without is judged by its own
-  // calls instead.
-  bool DeniesOom(bool by_sha, std::string_view script) const;
+  // The flags (FunctionFlag bits) an EVAL (`by_sha` false: `script` is the body) or EVALSHA, or
+  // their _RO forms, declares on its #! line, as Redis's evalGetCommandFlags reads them;
+  // nullopt for a script without one, an unknown SHA-1 or a line Redis cannot parse, which keep
+  // the command's own flags.
+  std::optional<std::uint8_t> DeclaredFlags(bool by_sha, std::string_view script) const;
 
   // A KEYS or ARGV table kept in the registry between runs, and how many slots the last run
   // filled (Run refills it rather than building a new one per call).
@@ -194,9 +195,8 @@ class ScriptEngine {
 
   void CreateState();
   void DestroyState();
-  // The functions' environment in a new state, and the libraries loaded again after SCRIPT FLUSH.
+  // The functions' environment, made in the state once.
   void InstallFunctions();
-  void ReloadLibraries();
   // Compiles and runs a library's code into `library`; false having written the error.
   bool RunLibraryCode(std::string_view code, FunctionLibrary& library, bool timeout,
                       std::string& error);

@@ -202,6 +202,40 @@ def test_pipeline_and_transaction(r, suffix, lock_library):
     assert result[2] == "2"
 
 
+def test_exec_refuses_a_queued_write_function_past_maxmemory(target, connections, r, suffix):
+    """The queued FCALL counts as a write that may grow memory (its function has no flags), as
+    Redis folds a function's flags into the transaction's when it is queued."""
+    r.function_load(lib("oom", suffix, "redis.register_function('oomw_%s', function(keys, args)"
+                        " return redis.call('set', keys[1], args[1]) end)\n"
+                        "redis.register_function{function_name='oomr_%s', callback=function(keys)"
+                        " return redis.call('get', keys[1]) end, flags={'no-writes'}}"
+                        % (suffix, suffix)))
+    tx = connections(target.port, decode_responses=True, single_connection_client=True)
+    other = connections(target.port, decode_responses=True)
+    assert tx.execute_command("MULTI") == "OK"
+    assert tx.execute_command("FCALL", "oomw_" + suffix, 1, "oom:" + suffix, "v") == "QUEUED"
+    assert tx.execute_command("FCALL", "oomr_" + suffix, 1, "oom:" + suffix) == "QUEUED"
+    old = other.config_get("maxmemory")["maxmemory"]
+    other.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(ResponseError) as e:
+            tx.execute_command("EXEC")
+        assert str(e.value) == ("Transaction discarded because of: OOM command not allowed "
+                                "when used memory > 'maxmemory'.")
+    finally:
+        other.config_set("maxmemory", old)
+    assert r.exists("oom:" + suffix) == 0
+    # Without the write function the transaction runs.
+    assert tx.execute_command("MULTI") == "OK"
+    assert tx.execute_command("FCALL", "oomr_" + suffix, 1, "oom:" + suffix) == "QUEUED"
+    other.config_set("maxmemory", 1)
+    try:
+        assert tx.execute_command("EXEC") == [None]
+    finally:
+        other.config_set("maxmemory", old)
+    r.function_delete("oom_" + suffix)
+
+
 def test_libraries_survive_script_flush(r, suffix, lock_library):
     r.script_flush()
     assert r.fcall("acquire_" + suffix, 2, "sf:" + suffix, "sff:" + suffix, 1000) == 1
