@@ -350,16 +350,8 @@ bool QueuedAny(const ServerState& server, const Session& session, std::uint32_t 
   const QueuedCommands& queued = session.multi.queued;
   std::vector<std::string_view> args;
   for (std::size_t i = 0; i < queued.size(); ++i) {
-    const CommandSpec& spec = queued.spec(i);
-    const Handler h = spec.handler;
-    const bool script = h == EvalCommand || h == EvalRoCommand || h == EvalshaCommand ||
-                        h == EvalshaRoCommand || h == FcallCommand || h == FcallRoCommand;
-    if (!script) {
-      if ((spec.flags & flags) != 0) return true;
-      continue;
-    }
     queued.Args(i, args);
-    if ((EffectiveFlags(server, spec, args) & flags) != 0) return true;
+    if ((EffectiveFlags(server, queued.spec(i), args) & flags) != 0) return true;
   }
   return false;
 }

@@ -20,24 +20,14 @@ void UnknownCommand(protocol::ReplyWriter& reply, std::span<const std::string_vi
   reply.EndError(mark);
 }
 
-void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
-                       std::string_view sub) {
-  const std::size_t mark = reply.BeginError();
-  reply.Raw("ERR unknown subcommand '");
-  reply.Raw(CString(sub).substr(0, 128));
-  reply.Raw("'. Try ");
-  for (char c : container) {
-    const char upper = c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c;
-    reply.Raw(std::string_view(&upper, 1));
-  }
-  reply.Raw(" HELP.");
-  reply.EndError(mark);
-}
+namespace {
 
-void SubcommandSyntax(protocol::ReplyWriter& reply, std::string_view command,
-                      std::string_view sub) {
+// "<prefix>'<sub>'. Try <COMMAND> HELP.", the subcommand cut at a NUL and at 128 bytes as
+// Redis's %.128s does, the command upper-cased.
+void SubcommandError(protocol::ReplyWriter& reply, std::string_view prefix,
+                     std::string_view command, std::string_view sub) {
   const std::size_t mark = reply.BeginError();
-  reply.Raw("ERR unknown subcommand or wrong number of arguments for '");
+  reply.Raw(prefix);
   reply.Raw(CString(sub).substr(0, 128));
   reply.Raw("'. Try ");
   for (char c : command) {
@@ -46,6 +36,18 @@ void SubcommandSyntax(protocol::ReplyWriter& reply, std::string_view command,
   }
   reply.Raw(" HELP.");
   reply.EndError(mark);
+}
+
+}  // namespace
+
+void UnknownSubcommand(protocol::ReplyWriter& reply, std::string_view container,
+                       std::string_view sub) {
+  SubcommandError(reply, "ERR unknown subcommand '", container, sub);
+}
+
+void SubcommandSyntax(protocol::ReplyWriter& reply, std::string_view command,
+                      std::string_view sub) {
+  SubcommandError(reply, "ERR unknown subcommand or wrong number of arguments for '", command, sub);
 }
 
 void WrongArity(protocol::ReplyWriter& reply, std::string_view fullname) {

@@ -10,9 +10,9 @@
 #include "server/log.h"
 #include "server/scripting/lua_bridge.h"
 #include "server/scripting/lua_sandbox.h"
+#include "server/scripting/redis_api.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_state.h"
-#include "server/version.h"
 
 namespace warden::server {
 namespace {
@@ -93,11 +93,6 @@ bool StringArg(lua_State* lua, int index, std::string& out) {
   return true;
 }
 
-int RaiseError(lua_State* lua, std::string_view message) {
-  PushErrorTable(lua, message);
-  return lua_error(lua);
-}
-
 // Reads the flags table on top of the stack (luaRegisterFunctionReadFlags).
 bool ReadFlags(lua_State* lua, std::uint8_t& flags) {
   flags = 0;
@@ -146,53 +141,54 @@ int ScriptEngine::RedisRegisterFunction(lua_State* lua) {
   FunctionLibrary* library = self.loading_library_;
   // A callback that kept the function from its library's load and calls it later.
   if (library == nullptr) {
-    return RaiseError(lua, "redis.register_function can only be called on FUNCTION LOAD command");
+    return RaiseRedisError(lua,
+                           "redis.register_function can only be called on FUNCTION LOAD command");
   }
   const int argc = lua_gettop(lua);
   if (argc < 1 || argc > 2) {
-    return RaiseError(lua, "wrong number of arguments to redis.register_function");
+    return RaiseRedisError(lua, "wrong number of arguments to redis.register_function");
   }
   LuaFunction function;
   bool have_name = false;
   int callback = 0;  // stack index
   if (argc == 2) {
     if (!StringArg(lua, 1, function.name)) {
-      return RaiseError(lua, "first argument to redis.register_function must be a string");
+      return RaiseRedisError(lua, "first argument to redis.register_function must be a string");
     }
     if (!lua_isfunction(lua, 2)) {
-      return RaiseError(lua, "second argument to redis.register_function must be a function");
+      return RaiseRedisError(lua, "second argument to redis.register_function must be a function");
     }
     have_name = true;
     callback = 2;
   } else {
     if (!lua_istable(lua, 1)) {
-      return RaiseError(lua,
-                        "calling redis.register_function with a single argument is only "
-                        "applicable to Lua table (representing named arguments).");
+      return RaiseRedisError(lua,
+                             "calling redis.register_function with a single argument is only "
+                             "applicable to Lua table (representing named arguments).");
     }
     lua_pushnil(lua);
     while (lua_next(lua, 1) != 0) {
       if (!lua_isstring(lua, -2)) {
-        return RaiseError(lua,
-                          "named argument key given to redis.register_function is not a string");
+        return RaiseRedisError(
+            lua, "named argument key given to redis.register_function is not a string");
       }
       const char* key = lua_tostring(lua, -2);
       if (strcasecmp(key, "function_name") == 0) {
         if (!StringArg(lua, -1, function.name)) {
-          return RaiseError(
+          return RaiseRedisError(
               lua, "function_name argument given to redis.register_function must be a string");
         }
         have_name = true;
       } else if (strcasecmp(key, "description") == 0) {
         std::string description;
         if (!StringArg(lua, -1, description)) {
-          return RaiseError(
+          return RaiseRedisError(
               lua, "description argument given to redis.register_function must be a string");
         }
         function.description = std::move(description);
       } else if (strcasecmp(key, "callback") == 0) {
         if (!lua_isfunction(lua, -1)) {
-          return RaiseError(
+          return RaiseRedisError(
               lua, "callback argument given to redis.register_function must be a function");
         }
         // Kept on the stack, below the iteration's key, until it is referenced.
@@ -202,29 +198,29 @@ int ScriptEngine::RedisRegisterFunction(lua_State* lua) {
         callback = 2;
       } else if (strcasecmp(key, "flags") == 0) {
         if (!lua_istable(lua, -1)) {
-          return RaiseError(lua,
-                            "flags argument to redis.register_function must be a table "
-                            "representing function flags");
+          return RaiseRedisError(lua,
+                                 "flags argument to redis.register_function must be a table "
+                                 "representing function flags");
         }
-        if (!ReadFlags(lua, function.flags)) return RaiseError(lua, "unknown flag given");
+        if (!ReadFlags(lua, function.flags)) return RaiseRedisError(lua, "unknown flag given");
       } else {
-        return RaiseError(lua, "unknown argument given to redis.register_function");
+        return RaiseRedisError(lua, "unknown argument given to redis.register_function");
       }
       lua_pop(lua, 1);
     }
     if (!have_name) {
-      return RaiseError(lua, "redis.register_function must get a function name argument");
+      return RaiseRedisError(lua, "redis.register_function must get a function name argument");
     }
     if (callback == 0) {
-      return RaiseError(lua, "redis.register_function must get a callback argument");
+      return RaiseRedisError(lua, "redis.register_function must get a callback argument");
     }
   }
-  if (!ValidName(function.name)) return RaiseError(lua, kBadName);
+  if (!ValidName(function.name)) return RaiseRedisError(lua, kBadName);
   // Case-insensitively, unlike Redis 7.0: its library keeps "f" and "F" apart but its index
   // of all functions does not, and deleting or replacing such a library crashes it.
   for (const LuaFunction& other : library->functions) {
     if (NoCaseEqual{}(other.name, function.name)) {
-      return RaiseError(lua, "Function already exists in the library");
+      return RaiseRedisError(lua, "Function already exists in the library");
     }
   }
   lua_pushvalue(lua, callback);
@@ -244,20 +240,8 @@ void ScriptEngine::InstallFunctions() {
   lua_pushlightuserdata(lua_, this);
   lua_pushcclosure(lua_, RedisLog, 1);
   lua_setfield(lua_, -2, "log");
-  const struct {
-    const char* name;
-    lua_Number value;
-  } constants[] = {{"LOG_DEBUG", 0},
-                   {"LOG_VERBOSE", 1},
-                   {"LOG_NOTICE", 2},
-                   {"LOG_WARNING", 3},
-                   {"REDIS_VERSION_NUM", kRedisVersionNum}};
-  for (const auto& c : constants) {
-    lua_pushnumber(lua_, c.value);
-    lua_setfield(lua_, -2, c.name);
-  }
-  lua_pushlstring(lua_, kRedisVersion.data(), kRedisVersion.size());
-  lua_setfield(lua_, -2, "REDIS_VERSION");
+  AddLogConstants(lua_);
+  AddVersionConstants(lua_);
   InstallFunctionEnvironment(lua_);
   SetFunctionEnvironmentLoading(lua_, false);
   functions_installed_ = true;

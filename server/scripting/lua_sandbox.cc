@@ -1,5 +1,6 @@
 #include "server/scripting/lua_sandbox.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -299,6 +300,34 @@ int Pcall(lua_State* lua) {
   return lua_gettop(lua);
 }
 
+// Makes reading a missing name of the table at (absolute) `index` raise Redis's error.
+void SetStrict(lua_State* lua, int index) {
+  lua_newtable(lua);
+  lua_pushcfunction(lua, MissingGlobal);
+  lua_setfield(lua, -2, "__index");
+  lua_setmetatable(lua, index);
+}
+
+// Pushes a shallow copy of the table at `index` (raw, as it is stored), less the names `skip`.
+void PushCopyWithout(lua_State* lua, int index, std::initializer_list<const char*> skip) {
+  lua_newtable(lua);
+  const int copy = lua_gettop(lua);
+  lua_pushnil(lua);
+  while (lua_next(lua, index) != 0) {
+    const char* name = lua_type(lua, -2) == LUA_TSTRING ? lua_tostring(lua, -2) : nullptr;
+    const bool skipped =
+        name != nullptr && std::any_of(skip.begin(), skip.end(),
+                                       [name](const char* s) { return std::strcmp(name, s) == 0; });
+    if (skipped) {
+      lua_pop(lua, 1);
+      continue;
+    }
+    lua_pushvalue(lua, -2);
+    lua_insert(lua, -2);
+    lua_rawset(lua, copy);
+  }
+}
+
 // Pushes a read-only proxy of the table at `index`.
 void PushProxy(lua_State* lua, int index, bool strict_globals) {
   index = index < 0 ? lua_gettop(lua) + index + 1 : index;
@@ -309,12 +338,7 @@ void PushProxy(lua_State* lua, int index, bool strict_globals) {
   // metatable turns a missing name into Redis's error.
   lua_pushvalue(lua, index);
   lua_setfield(lua, -2, "__index");
-  if (strict_globals) {
-    lua_newtable(lua);
-    lua_pushcfunction(lua, MissingGlobal);
-    lua_setfield(lua, -2, "__index");
-    lua_setmetatable(lua, index);
-  }
+  if (strict_globals) SetStrict(lua, index);
   lua_pushcfunction(lua, ReadonlyNewIndex);
   lua_setfield(lua, -2, "__newindex");
   lua_getfield(lua, LUA_REGISTRYINDEX, kDecoyKey);
@@ -459,53 +483,23 @@ int InstallSandbox(lua_State* lua) {
 void InstallFunctionEnvironment(lua_State* lua) {
   const int api = lua_gettop(lua);
   // The load API: only `redis`, itself strict, so that redis.call names 'call' as missing.
+  SetStrict(lua, api);
   lua_newtable(lua);
-  PushProxy(lua, api, true);
+  PushProxy(lua, api, false);
   lua_setfield(lua, -2, "redis");
-  PushProxy(lua, -1, true);
-  lua_pop(lua, 1);
+  SetStrict(lua, lua_gettop(lua));
   lua_setfield(lua, LUA_REGISTRYINDEX, kFunctionLoadApiKey);
 
   // The run-time globals: eval's, less what only eval has. A copy, since the real globals hold
   // the KEYS and ARGV of the last EVAL.
-  lua_newtable(lua);
+  PushCopyWithout(lua, LUA_GLOBALSINDEX, {"KEYS", "ARGV", "_G", "__redis__err__handler"});
   const int copy = lua_gettop(lua);
-  lua_pushnil(lua);
-  while (lua_next(lua, LUA_GLOBALSINDEX) != 0) {
-    const char* name = lua_type(lua, -2) == LUA_TSTRING ? lua_tostring(lua, -2) : nullptr;
-    const bool skip =
-        name != nullptr &&
-        (std::strcmp(name, "KEYS") == 0 || std::strcmp(name, "ARGV") == 0 ||
-         std::strcmp(name, "_G") == 0 || std::strcmp(name, "__redis__err__handler") == 0);
-    if (skip) {
-      lua_pop(lua, 1);
-      continue;
-    }
-    lua_pushvalue(lua, -2);
-    lua_insert(lua, -2);
-    lua_rawset(lua, copy);
-  }
   PushProxy(lua, copy, true);
   lua_setfield(lua, copy, "_G");
   // And a `redis` without what only EVAL has (Redis's function engine never registers them).
   lua_getfield(lua, copy, "redis");
-  const int eval_redis = lua_gettop(lua);
-  Unwrap(lua, eval_redis);
-  lua_newtable(lua);
-  lua_pushnil(lua);
-  while (lua_next(lua, eval_redis) != 0) {
-    const char* name = lua_type(lua, -2) == LUA_TSTRING ? lua_tostring(lua, -2) : nullptr;
-    const bool skip = name != nullptr &&
-                      (std::strcmp(name, "breakpoint") == 0 || std::strcmp(name, "debug") == 0 ||
-                       std::strcmp(name, "replicate_commands") == 0);
-    if (skip) {
-      lua_pop(lua, 1);
-      continue;
-    }
-    lua_pushvalue(lua, -2);
-    lua_insert(lua, -2);
-    lua_rawset(lua, -4);
-  }
+  Unwrap(lua, lua_gettop(lua));
+  PushCopyWithout(lua, lua_gettop(lua), {"breakpoint", "debug", "replicate_commands"});
   PushProxy(lua, -1, false);
   lua_setfield(lua, copy, "redis");
   lua_settop(lua, copy);

@@ -11,15 +11,14 @@
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
-#include "server/command_table.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/scripting/lua_bridge.h"
 #include "server/scripting/lua_sandbox.h"
+#include "server/scripting/redis_api.h"
 #include "server/scripting/sha1.h"
 #include "server/server_state.h"
-#include "server/version.h"
 
 namespace warden::server {
 
@@ -140,85 +139,6 @@ bool ParseShebang(std::string_view body, Script& script, std::size_t& shebang_le
   return true;
 }
 
-void SetConstant(lua_State* lua, const char* name, lua_Number value) {
-  lua_pushnumber(lua, value);
-  lua_setfield(lua, -2, name);
-}
-
-int ArgCountError(lua_State* lua, std::string_view message) {
-  PushErrorTable(lua, message);
-  return lua_error(lua);
-}
-
-int RedisErrorReply(lua_State* lua) {
-  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
-    PushErrorTable(lua, "wrong number or type of arguments");
-    return 1;
-  }
-  std::size_t len = 0;
-  const char* s = lua_tolstring(lua, 1, &len);
-  std::string text(s, len);
-  if (text.empty() || text[0] != '-') text.insert(0, "-");
-  PushErrorTable(lua, text);
-  return 1;
-}
-
-int RedisStatusReply(lua_State* lua) {
-  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
-    PushErrorTable(lua, "wrong number or type of arguments");
-    return 1;
-  }
-  lua_newtable(lua);
-  lua_pushvalue(lua, 1);
-  lua_setfield(lua, -2, "ok");
-  return 1;
-}
-
-int RedisSha1Hex(lua_State* lua) {
-  if (lua_gettop(lua) != 1) return ArgCountError(lua, "wrong number of arguments");
-  std::size_t len = 0;
-  const char* s = lua_tolstring(lua, 1, &len);
-  char digest[41];
-  Sha1Hex(std::string_view(s != nullptr ? s : "", s != nullptr ? len : 0), digest);
-  lua_pushstring(lua, digest);
-  return 1;
-}
-
-int RedisSetRepl(lua_State* lua) {
-  if (lua_gettop(lua) != 1) return ArgCountError(lua, "redis.set_repl() requires two arguments.");
-  const lua_Number flags = lua_tonumber(lua, 1);
-  if (flags < 0 || flags > 3 || flags != std::floor(flags)) {
-    return ArgCountError(
-        lua, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
-  }
-  return 0;
-}
-
-int RedisReplicateCommands(lua_State* lua) {
-  lua_pushboolean(lua, 1);
-  return 1;
-}
-
-int RedisBreakpoint(lua_State* lua) {
-  lua_pushboolean(lua, 0);
-  return 1;
-}
-
-int RedisDebug(lua_State*) { return 0; }
-
-int RedisAclCheckCmd(lua_State* lua) {
-  if (lua_gettop(lua) == 0) {
-    return ArgCountError(lua, "Please specify at least one argument for this redis lib call");
-  }
-  std::size_t len = 0;
-  const char* name = lua_tolstring(lua, 1, &len);
-  if (name == nullptr || FindTopLevelCommand(std::string_view(name, len)) == nullptr) {
-    return ArgCountError(lua, "Invalid command passed to redis.acl_check_cmd()");
-  }
-  lua_pushboolean(lua, 1);
-  return 1;
-}
-
 }  // namespace
 
 ScriptEngine::ScriptEngine(ServerState& server)
@@ -295,45 +215,24 @@ void ScriptEngine::CreateState() {
   lua_pop(lua_, 1);
 
   lua_newtable(lua_);
+  // The API that needs the engine, as closures over it; then the rest (redis_api.cc).
   const struct {
     const char* name;
     lua_CFunction fn;
-    bool needs_engine;
   } functions[] = {
-      {"call", RedisCall, true},
-      {"pcall", RedisPcall, true},
-      {"setresp", RedisSetResp, true},
-      {"log", RedisLog, true},
-      {"error_reply", RedisErrorReply, false},
-      {"status_reply", RedisStatusReply, false},
-      {"sha1hex", RedisSha1Hex, false},
-      {"set_repl", RedisSetRepl, false},
-      {"replicate_commands", RedisReplicateCommands, false},
-      {"breakpoint", RedisBreakpoint, false},
-      {"debug", RedisDebug, false},
-      {"acl_check_cmd", RedisAclCheckCmd, false},
+      {"call", RedisCall},
+      {"pcall", RedisPcall},
+      {"setresp", RedisSetResp},
+      {"log", RedisLog},
   };
   for (const auto& f : functions) {
-    if (f.needs_engine) {
-      lua_pushlightuserdata(lua_, this);
-      lua_pushcclosure(lua_, f.fn, 1);
-    } else {
-      lua_pushcfunction(lua_, f.fn);
-    }
+    lua_pushlightuserdata(lua_, this);
+    lua_pushcclosure(lua_, f.fn, 1);
     lua_setfield(lua_, -2, f.name);
   }
-  SetConstant(lua_, "LOG_DEBUG", 0);
-  SetConstant(lua_, "LOG_VERBOSE", 1);
-  SetConstant(lua_, "LOG_NOTICE", 2);
-  SetConstant(lua_, "LOG_WARNING", 3);
-  SetConstant(lua_, "REPL_NONE", 0);
-  SetConstant(lua_, "REPL_AOF", 1);
-  SetConstant(lua_, "REPL_SLAVE", 2);
-  SetConstant(lua_, "REPL_REPLICA", 2);
-  SetConstant(lua_, "REPL_ALL", 3);
-  SetConstant(lua_, "REDIS_VERSION_NUM", kRedisVersionNum);
-  lua_pushlstring(lua_, kRedisVersion.data(), kRedisVersion.size());
-  lua_setfield(lua_, -2, "REDIS_VERSION");
+  AddStatelessRedisApi(lua_);
+  AddLogConstants(lua_);
+  AddVersionConstants(lua_);
   lua_setglobal(lua_, "redis");
 
   lua_pushcfunction(lua_, ErrorHandler);
@@ -585,9 +484,9 @@ int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
 
 int ScriptEngine::RedisSetResp(lua_State* lua) {
   ScriptEngine& self = Self(lua);
-  if (lua_gettop(lua) != 1) return ArgCountError(lua, "redis.setresp() requires one argument.");
+  if (lua_gettop(lua) != 1) return RaiseRedisError(lua, "redis.setresp() requires one argument.");
   const lua_Number resp = lua_tonumber(lua, 1);
-  if (resp != 2 && resp != 3) return ArgCountError(lua, "RESP version must be 2 or 3.");
+  if (resp != 2 && resp != 3) return RaiseRedisError(lua, "RESP version must be 2 or 3.");
   self.script_session_.resp = static_cast<int>(resp);
   return 0;
 }
@@ -595,11 +494,11 @@ int ScriptEngine::RedisSetResp(lua_State* lua) {
 int ScriptEngine::RedisLog(lua_State* lua) {
   ScriptEngine& self = Self(lua);
   const int argc = lua_gettop(lua);
-  if (argc < 2) return ArgCountError(lua, "redis.log() requires two arguments or more.");
+  if (argc < 2) return RaiseRedisError(lua, "redis.log() requires two arguments or more.");
   if (!lua_isnumber(lua, 1))
-    return ArgCountError(lua, "First argument must be a number (log level).");
+    return RaiseRedisError(lua, "First argument must be a number (log level).");
   const lua_Number level = lua_tonumber(lua, 1);
-  if (level < 0 || level > 3) return ArgCountError(lua, "Invalid debug level.");
+  if (level < 0 || level > 3) return RaiseRedisError(lua, "Invalid debug level.");
   std::string message;
   for (int j = 2; j <= argc; ++j) {
     std::size_t len = 0;
