@@ -84,15 +84,6 @@ bool ExtractMetadata(std::string_view payload, Metadata& md, std::string& error)
   return true;
 }
 
-// The string at `index` as Redis's luaGetStringSds takes it: a string or a number.
-bool StringArg(lua_State* lua, int index, std::string& out) {
-  if (!lua_isstring(lua, index)) return false;
-  std::size_t len = 0;
-  const char* s = lua_tolstring(lua, index, &len);
-  out.assign(s, len);
-  return true;
-}
-
 // Reads the flags table on top of the stack (luaRegisterFunctionReadFlags).
 bool ReadFlags(lua_State* lua, std::uint8_t& flags) {
   flags = 0;
@@ -136,6 +127,10 @@ bool ScriptEngine::NoCaseEqual::operator()(std::string_view a, std::string_view 
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
+// Every Lua call below may raise (a bad argument, or an allocation failing under
+// script-memory-limit), and a raise is a longjmp that skips C++ destructors. So until the last
+// call into Lua, the function being registered lives only in Lua: its name, description and
+// callback in stack slots of their own. Its C++ record is built after.
 int ScriptEngine::RedisRegisterFunction(lua_State* lua) {
   ScriptEngine& self = Self(lua);
   FunctionLibrary* library = self.loading_library_;
@@ -148,18 +143,22 @@ int ScriptEngine::RedisRegisterFunction(lua_State* lua) {
   if (argc < 1 || argc > 2) {
     return RaiseRedisError(lua, "wrong number of arguments to redis.register_function");
   }
-  LuaFunction function;
-  bool have_name = false;
-  int callback = 0;  // stack index
+  const int name_slot = argc + 1;
+  const int description_slot = argc + 2;
+  const int callback_slot = argc + 3;
+  lua_settop(lua, callback_slot);  // three nils: what has not been given
+  std::uint8_t flags = 0;
   if (argc == 2) {
-    if (!StringArg(lua, 1, function.name)) {
+    if (!lua_isstring(lua, 1)) {
       return RaiseRedisError(lua, "first argument to redis.register_function must be a string");
     }
     if (!lua_isfunction(lua, 2)) {
       return RaiseRedisError(lua, "second argument to redis.register_function must be a function");
     }
-    have_name = true;
-    callback = 2;
+    lua_pushvalue(lua, 1);
+    lua_replace(lua, name_slot);
+    lua_pushvalue(lua, 2);
+    lua_replace(lua, callback_slot);
   } else {
     if (!lua_istable(lua, 1)) {
       return RaiseRedisError(lua,
@@ -173,59 +172,70 @@ int ScriptEngine::RedisRegisterFunction(lua_State* lua) {
             lua, "named argument key given to redis.register_function is not a string");
       }
       const char* key = lua_tostring(lua, -2);
+      int slot = 0;
       if (strcasecmp(key, "function_name") == 0) {
-        if (!StringArg(lua, -1, function.name)) {
+        if (!lua_isstring(lua, -1)) {
           return RaiseRedisError(
               lua, "function_name argument given to redis.register_function must be a string");
         }
-        have_name = true;
+        slot = name_slot;
       } else if (strcasecmp(key, "description") == 0) {
-        std::string description;
-        if (!StringArg(lua, -1, description)) {
+        if (!lua_isstring(lua, -1)) {
           return RaiseRedisError(
               lua, "description argument given to redis.register_function must be a string");
         }
-        function.description = std::move(description);
+        slot = description_slot;
       } else if (strcasecmp(key, "callback") == 0) {
         if (!lua_isfunction(lua, -1)) {
           return RaiseRedisError(
               lua, "callback argument given to redis.register_function must be a function");
         }
-        // Kept on the stack, below the iteration's key, until it is referenced.
-        lua_pushvalue(lua, -1);
-        if (callback != 0) lua_remove(lua, callback);
-        lua_insert(lua, 2);
-        callback = 2;
+        slot = callback_slot;
       } else if (strcasecmp(key, "flags") == 0) {
         if (!lua_istable(lua, -1)) {
           return RaiseRedisError(lua,
                                  "flags argument to redis.register_function must be a table "
                                  "representing function flags");
         }
-        if (!ReadFlags(lua, function.flags)) return RaiseRedisError(lua, "unknown flag given");
+        if (!ReadFlags(lua, flags)) return RaiseRedisError(lua, "unknown flag given");
       } else {
         return RaiseRedisError(lua, "unknown argument given to redis.register_function");
       }
+      if (slot != 0) {
+        lua_pushvalue(lua, -1);
+        lua_replace(lua, slot);
+      }
       lua_pop(lua, 1);
     }
-    if (!have_name) {
+    if (lua_isnil(lua, name_slot)) {
       return RaiseRedisError(lua, "redis.register_function must get a function name argument");
     }
-    if (callback == 0) {
+    if (lua_isnil(lua, callback_slot)) {
       return RaiseRedisError(lua, "redis.register_function must get a callback argument");
     }
   }
-  if (!ValidName(function.name)) return RaiseRedisError(lua, kBadName);
+  // A number names the function by its string form, as Redis's luaGetStringSds reads it.
+  std::size_t name_len = 0;
+  const char* name_chars = lua_tolstring(lua, name_slot, &name_len);
+  const std::string_view name(name_chars, name_len);
+  std::size_t description_len = 0;
+  const char* description = lua_tolstring(lua, description_slot, &description_len);
+  if (!ValidName(name)) return RaiseRedisError(lua, kBadName);
   // Case-insensitively, unlike Redis 7.0: its library keeps "f" and "F" apart but its index
   // of all functions does not, and deleting or replacing such a library crashes it.
   for (const LuaFunction& other : library->functions) {
-    if (NoCaseEqual{}(other.name, function.name)) {
+    if (NoCaseEqual{}(other.name, name)) {
       return RaiseRedisError(lua, "Function already exists in the library");
     }
   }
-  lua_pushvalue(lua, callback);
-  function.function_ref = luaL_ref(lua, LUA_REGISTRYINDEX);
-  library->functions.push_back(std::move(function));
+  lua_pushvalue(lua, callback_slot);
+  const int function_ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+  // No Lua call from here on.
+  LuaFunction& function = library->functions.emplace_back();
+  function.name.assign(name);
+  if (description != nullptr) function.description.emplace(description, description_len);
+  function.flags = flags;
+  function.function_ref = function_ref;
   return 0;
 }
 

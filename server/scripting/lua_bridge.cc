@@ -56,33 +56,53 @@ std::int64_t TruncateNumber(double value) {
   return static_cast<std::int64_t>(value);
 }
 
-void PushErrorTable(lua_State* lua, std::string_view text) {
-  const std::string err = ScriptErrorText(text);
+namespace {
+
+// "CODE message", as a reply's error reads after its '-': the first word is the code, unless
+// there is no second word.
+ErrorParts SplitCoded(std::string_view text) {
+  const std::size_t space = text.find(' ');
+  if (space == std::string_view::npos) return {"ERR", text};
+  return {text.substr(0, space), text.substr(space + 1)};
+}
+
+ErrorParts Trimmed(ErrorParts parts) {
+  std::string_view& m = parts.message;
+  while (!m.empty() && (m.back() == '\r' || m.back() == '\n')) m.remove_suffix(1);
+  while (!m.empty() && (m.front() == '\r' || m.front() == '\n')) m.remove_prefix(1);
+  return parts;
+}
+
+// Pushes {err = "<code> <message>"}. The parts are views: nothing here owns memory that a Lua
+// error (an allocation failing under script-memory-limit) could jump over.
+void PushParts(lua_State* lua, ErrorParts parts) {
   lua_newtable(lua);
-  SetStringField(lua, "err", err);
+  lua_pushlstring(lua, parts.code.data(), parts.code.size());
+  lua_pushlstring(lua, " ", 1);
+  lua_pushlstring(lua, parts.message.data(), parts.message.size());
+  lua_concat(lua, 3);
+  lua_setfield(lua, -2, "err");
+}
+
+}  // namespace
+
+ErrorParts SplitErrorText(std::string_view text) {
+  if (text.empty() || text[0] != '-') return Trimmed({"ERR", text});
+  return Trimmed(SplitCoded(text.substr(1)));
+}
+
+void PushErrorTable(lua_State* lua, std::string_view text) { PushParts(lua, SplitErrorText(text)); }
+
+void PushReplyErrorTable(lua_State* lua, std::string_view reply_error) {
+  PushParts(lua, Trimmed(SplitCoded(reply_error)));
 }
 
 std::string ScriptErrorText(std::string_view text) {
-  std::string code = "ERR";
-  std::string_view message = text;
-  if (!text.empty() && text[0] == '-') {
-    const std::size_t space = text.find(' ');
-    if (space == std::string_view::npos) {
-      message = text.substr(1);
-    } else {
-      code.assign(text.substr(1, space - 1));
-      message = text.substr(space + 1);
-    }
-  }
-  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
-    message.remove_suffix(1);
-  }
-  while (!message.empty() && (message.front() == '\r' || message.front() == '\n')) {
-    message.remove_prefix(1);
-  }
-  code.push_back(' ');
-  code.append(message);
-  return code;
+  const ErrorParts parts = SplitErrorText(text);
+  std::string err;
+  err.reserve(parts.code.size() + 1 + parts.message.size());
+  err.append(parts.code).append(" ").append(parts.message);
+  return err;
 }
 
 void WriteErrorPlace(protocol::ReplyWriter& reply, std::string_view sha, std::string_view source,
@@ -108,9 +128,7 @@ void PushReply(lua_State* lua, const protocol::Reply& reply, int resp) {
       SetStringField(lua, "ok", reply.text);
       return;
     case ReplyType::kError: {
-      std::string text = "-";
-      text.append(reply.text);
-      PushErrorTable(lua, text);
+      PushReplyErrorTable(lua, reply.text);
       // The command already counted this error; Redis marks the table so it is not counted again.
       lua_pushboolean(lua, 1);
       lua_setfield(lua, -2, "ignore_error_stats_update");

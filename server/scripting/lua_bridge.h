@@ -19,11 +19,20 @@ void PushReply(lua_State* lua, const protocol::Reply& reply, int resp);
 // decides how booleans are sent; the writer's protocol is the client's.
 void WriteLuaValue(lua_State* lua, int index, int resp, protocol::ReplyWriter& out);
 
-// Pushes a Redis error table {err = "<CODE> <message>"}, built as Redis's luaPushErrorBuff does:
-// "-CODE msg" keeps CODE, anything else gets "ERR " in front; trailing CR/LF are trimmed.
+// A script error's two parts, as Redis's luaPushErrorBuff reads them from a text: "-CODE msg"
+// gives CODE; any other text (or a dash with no second word) gets ERR. CR and LF around the
+// message are trimmed. Views into the text.
+struct ErrorParts {
+  std::string_view code;
+  std::string_view message;
+};
+ErrorParts SplitErrorText(std::string_view text);
+
+// Pushes a Redis error table {err = "<CODE> <message>"} for `text`, split as above.
 void PushErrorTable(lua_State* lua, std::string_view text);
-// The `err` of that table: the code (ERR unless the text starts with "-CODE ") and the message
-// without surrounding CR/LF.
+// The same for a command's error reply, read without its leading '-' ("WRONGTYPE ...").
+void PushReplyErrorTable(lua_State* lua, std::string_view reply_error);
+// The `err` of that table, as one string.
 std::string ScriptErrorText(std::string_view text);
 // Where an uncaught script error was raised, after its text: " script: <sha>, on <source>:<line>."
 // (Redis's luaCallFunction suffix).

@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstring>
 #include <lua.hpp>
-#include <string>
 
 #include "server/scripting/lua_libraries.h"
 
@@ -27,15 +26,54 @@ namespace {
 
 constexpr int kMaxNesting = 16;
 
+// The bytes packed so far, in a userdata held at a fixed stack slot: Lua's memory, counted against
+// script-memory-limit, and left to Lua's collector when packing stops half way, as it does when
+// a table's metamethod raises or an allocation fails. A C++ string there would leak: the error
+// is a longjmp past its destructor.
+class PackBuffer {
+ public:
+  PackBuffer(lua_State* lua, int slot) : lua_(lua), slot_(slot) {}
+
+  void push_back(char c) {
+    Reserve(1);
+    data_[size_++] = c;
+  }
+  void append(const char* s, std::size_t n) {
+    Reserve(n);
+    std::memcpy(data_ + size_, s, n);
+    size_ += n;
+  }
+  const char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  void Reserve(std::size_t more) {
+    if (capacity_ - size_ >= more) return;
+    const std::size_t capacity = std::max({capacity_ * 2, size_ + more, std::size_t{64}});
+    luaL_checkstack(lua_, 1, "in function mp_buf_append");
+    auto* grown = static_cast<char*>(lua_newuserdata(lua_, capacity));
+    if (size_ > 0) std::memcpy(grown, data_, size_);
+    lua_replace(lua_, slot_);
+    data_ = grown;
+    capacity_ = capacity;
+  }
+
+  lua_State* lua_;
+  int slot_;
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 // Big-endian bytes of `value`'s low `n` bytes, after `tag`.
-void AppendTagged(std::string& out, unsigned char tag, std::uint64_t value, int n) {
+void AppendTagged(PackBuffer& out, unsigned char tag, std::uint64_t value, int n) {
   out.push_back(static_cast<char>(tag));
   for (int shift = (n - 1) * 8; shift >= 0; shift -= 8) {
     out.push_back(static_cast<char>((value >> shift) & 0xff));
   }
 }
 
-void EncodeInteger(std::string& out, std::int64_t n) {
+void EncodeInteger(PackBuffer& out, std::int64_t n) {
   const auto u = static_cast<std::uint64_t>(n);
   if (n >= 0) {
     if (n <= 127) {
@@ -62,7 +100,7 @@ void EncodeInteger(std::string& out, std::int64_t n) {
   }
 }
 
-void EncodeDouble(std::string& out, double d) {
+void EncodeDouble(PackBuffer& out, double d) {
   const auto f = static_cast<float>(d);
   if (static_cast<double>(f) == d) {
     std::uint32_t bits = 0;
@@ -76,7 +114,7 @@ void EncodeDouble(std::string& out, double d) {
 }
 
 // A count (array, map or string length) in the smallest of the three forms each has.
-void EncodeLength(std::string& out, std::uint64_t n, unsigned char fix, int fix_max,
+void EncodeLength(PackBuffer& out, std::uint64_t n, unsigned char fix, int fix_max,
                   unsigned char tag16, unsigned char tag32) {
   if (n <= static_cast<std::uint64_t>(fix_max)) {
     out.push_back(static_cast<char>(fix | n));
@@ -87,7 +125,7 @@ void EncodeLength(std::string& out, std::uint64_t n, unsigned char fix, int fix_
   }
 }
 
-void EncodeString(std::string& out, const char* s, std::size_t len) {
+void EncodeString(PackBuffer& out, const char* s, std::size_t len) {
   if (len >= 32 && len <= 0xff) {
     AppendTagged(out, 0xd9, len, 1);
   } else {
@@ -125,9 +163,9 @@ bool IsArray(lua_State* lua) {
   return max == count;
 }
 
-void EncodeTop(lua_State* lua, std::string& out, int level);
+void EncodeTop(lua_State* lua, PackBuffer& out, int level);
 
-void EncodeTable(lua_State* lua, std::string& out, int level) {
+void EncodeTable(lua_State* lua, PackBuffer& out, int level) {
   if (IsArray(lua)) {
     const std::size_t len = lua_objlen(lua, -1);
     EncodeLength(out, len, 0x90, 15, 0xdc, 0xdd);
@@ -156,7 +194,7 @@ void EncodeTable(lua_State* lua, std::string& out, int level) {
 }
 
 // Encodes the value on top of the stack and pops it.
-void EncodeTop(lua_State* lua, std::string& out, int level) {
+void EncodeTop(lua_State* lua, PackBuffer& out, int level) {
   int type = lua_type(lua, -1);
   // Cyclic tables end here.
   if (type == LUA_TTABLE && level == kMaxNesting) type = LUA_TNIL;
@@ -194,7 +232,8 @@ int Pack(lua_State* lua) {
   if (lua_checkstack(lua, argc) == 0) {
     return luaL_argerror(lua, 0, "Too many arguments for MessagePack pack.");
   }
-  std::string out;
+  lua_pushnil(lua);  // the buffer's slot
+  PackBuffer out(lua, argc + 1);
   for (int i = 1; i <= argc; ++i) {
     luaL_checkstack(lua, 1, "in function mp_check");
     lua_pushvalue(lua, i);

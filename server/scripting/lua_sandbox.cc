@@ -218,14 +218,13 @@ void SetSandboxEnv(lua_State* lua) {
 int LoadChunk(lua_State* lua, const char* s, std::size_t len, const char* chunkname) {
   // Redis's Lua has no binary loader: a chunk that starts with the bytecode signature is parsed
   // as text and fails there. A leading space keeps Lua from taking the binary path and moves
-  // nothing (not even line numbers).
-  std::string text;
+  // nothing (not even line numbers). The copy is a Lua string, left on the stack: an error
+  // raised from here on cannot leak it.
   if (IsBytecode(s, len)) {
-    text.reserve(len + 1);
-    text.push_back(' ');
-    text.append(s, len);
-    s = text.data();
-    len = text.size();
+    lua_pushliteral(lua, " ");
+    lua_pushlstring(lua, s, len);
+    lua_concat(lua, 2);
+    s = lua_tolstring(lua, -1, &len);
   }
   // The chunk name stays on the stack while Lua parses: an unanchored name can be collected in
   // the middle of parsing (CVE-2025-49844 in Redis's Lua).

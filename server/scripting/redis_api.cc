@@ -25,12 +25,11 @@ int RedisErrorReply(lua_State* lua) {
   std::size_t len = 0;
   const char* s = lua_tolstring(lua, 1, &len);
   const std::string_view raw(s, len);
+  // Without its '-', the text reads as a reply's error would after one ("CODE message").
   if (!raw.empty() && raw[0] == '-') {
     PushErrorTable(lua, raw);
   } else {
-    std::string text = "-";
-    text.append(raw);
-    PushErrorTable(lua, text);
+    PushReplyErrorTable(lua, raw);
   }
   return 1;
 }

@@ -1,12 +1,8 @@
 #include "server/scripting/script_engine.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <lua.hpp>
-#include <new>
 
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
@@ -15,7 +11,6 @@
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/scripting/lua_bridge.h"
-#include "server/scripting/lua_sandbox.h"
 #include "server/scripting/redis_api.h"
 #include "server/scripting/sha1.h"
 #include "server/server_state.h"
@@ -24,55 +19,7 @@ namespace warden::server {
 
 namespace {
 
-// Redis's lrand48 state before any seeding (rand.c: X0, X1, X2).
-constexpr std::uint64_t kDefaultRandomState = 0x1234ABCD330EULL;
 constexpr char kScriptKilled[] = "Script killed by user with SCRIPT KILL...";
-
-// The message handler for every script call: turns the error into a Redis error table and
-// records where in the script it was raised (Redis's __redis__err__handler).
-int ErrorHandler(lua_State* lua) {
-  // The position is that of the innermost Lua function on the stack: the script line that
-  // called error(), redis.call() or a library function.
-  lua_Debug ar;
-  bool have = false;
-  for (int level = 1; lua_getstack(lua, level, &ar) != 0; ++level) {
-    if (lua_getinfo(lua, "nSl", &ar) != 0 && std::strcmp(ar.what, "C") != 0) {
-      have = true;
-      break;
-    }
-  }
-  if (!lua_istable(lua, 1)) {
-    // err = {err = 'ERR ' .. tostring(err)}
-    const char* text = lua_tostring(lua, 1);
-    std::string message = "ERR ";
-    if (text != nullptr) {
-      message += text;
-    } else if (lua_isnil(lua, 1)) {
-      message += "nil";
-    } else if (lua_isboolean(lua, 1)) {
-      message += lua_toboolean(lua, 1) ? "true" : "false";
-    } else {
-      message += luaL_typename(lua, 1);
-    }
-    lua_newtable(lua);
-    lua_pushlstring(lua, message.data(), message.size());
-    lua_setfield(lua, -2, "err");
-    lua_replace(lua, 1);
-  }
-  if (have) {
-    lua_pushstring(lua, ar.source);
-    lua_setfield(lua, 1, "source");
-    lua_pushinteger(lua, ar.currentline);
-    lua_setfield(lua, 1, "line");
-  }
-  lua_settop(lua, 1);
-  return 1;
-}
-
-int Panic(lua_State* lua) {
-  std::fprintf(stderr, "warden: unprotected Lua error: %s\n", lua_tostring(lua, -1));
-  std::abort();
-}
 
 bool IsKnownFlag(std::string_view flag, Script& script) {
   static constexpr std::string_view kKnown[] = {"no-writes", "allow-oom", "allow-stale",
@@ -140,183 +87,6 @@ bool ParseShebang(std::string_view body, Script& script, std::size_t& shebang_le
 }
 
 }  // namespace
-
-ScriptEngine::ScriptEngine(ServerState& server)
-    : server_(server),
-      lua_memory_limit_(static_cast<std::size_t>(server.config.script_memory_limit)),
-      random_state_(kDefaultRandomState) {
-  script_session_.is_script = true;
-  script_session_.authenticated = true;
-  if (server.config.seed.has_value()) SeedRandom(static_cast<std::int32_t>(*server.config.seed));
-  // The Lua state is created by the first script: a server that never runs one (most test
-  // doubles) starts faster and smaller.
-}
-
-ScriptEngine::~ScriptEngine() { DestroyState(); }
-
-ScriptEngine& ScriptEngine::Self(lua_State* lua) {
-  return *static_cast<ScriptEngine*>(lua_touserdata(lua, lua_upvalueindex(1)));
-}
-
-void* ScriptEngine::Allocate(void* ud, void* ptr, std::size_t old_size, std::size_t new_size) {
-  auto* self = static_cast<ScriptEngine*>(ud);
-  if (new_size == 0) {
-    if (ptr != nullptr) {
-      self->lua_memory_ -= old_size;
-      self->lua_pool_.Free(ptr, old_size);
-    }
-    return nullptr;
-  }
-  // The cap applies while a script runs or a library loads; the engine's own work
-  // (conversions after the script) must not fail half way.
-  const std::size_t grown = new_size > old_size ? new_size - old_size : 0;
-  if (ptr != nullptr || grown > 0) {
-    if ((self->running_ != nullptr || self->loading_library_ != nullptr) &&
-        self->lua_memory_limit_ != 0 && self->lua_memory_ + grown > self->lua_memory_limit_) {
-      return nullptr;
-    }
-  }
-  // Lua's strings, tables and closures are mostly small and short-lived: the pool's size
-  // classes serve them from slabs, with none of malloc's bookkeeping.
-  void* block = ptr;
-  if (ptr == nullptr || !storage::EntryPool::Fits(ptr, old_size, new_size)) {
-    try {
-      block = self->lua_pool_.Allocate(new_size);
-    } catch (const std::bad_alloc&) {
-      return nullptr;
-    }
-    if (ptr != nullptr) {
-      std::memcpy(block, ptr, std::min(old_size, new_size));
-      self->lua_pool_.Free(ptr, old_size);
-    }
-  }
-  self->lua_memory_ = self->lua_memory_ - (ptr != nullptr ? old_size : 0) + new_size;
-  return block;
-}
-
-namespace {
-int Trampoline(lua_State* lua);
-}  // namespace
-
-void ScriptEngine::CreateState() {
-  lua_ = lua_newstate(Allocate, this);
-  if (lua_ == nullptr) throw std::bad_alloc();
-  lua_atpanic(lua_, Panic);
-  OpenLibraries(lua_);
-
-  // math.random and math.randomseed use Redis's own generator.
-  lua_getglobal(lua_, "math");
-  lua_pushlightuserdata(lua_, this);
-  lua_pushcclosure(lua_, MathRandom, 1);
-  lua_setfield(lua_, -2, "random");
-  lua_pushlightuserdata(lua_, this);
-  lua_pushcclosure(lua_, MathRandomSeed, 1);
-  lua_setfield(lua_, -2, "randomseed");
-  lua_pop(lua_, 1);
-
-  lua_newtable(lua_);
-  // The API that needs the engine, as closures over it; then the rest (redis_api.cc).
-  const struct {
-    const char* name;
-    lua_CFunction fn;
-  } functions[] = {
-      {"call", RedisCall},
-      {"pcall", RedisPcall},
-      {"setresp", RedisSetResp},
-      {"log", RedisLog},
-  };
-  for (const auto& f : functions) {
-    lua_pushlightuserdata(lua_, this);
-    lua_pushcclosure(lua_, f.fn, 1);
-    lua_setfield(lua_, -2, f.name);
-  }
-  AddStatelessRedisApi(lua_);
-  AddLogConstants(lua_);
-  AddVersionConstants(lua_);
-  lua_setglobal(lua_, "redis");
-
-  lua_pushcfunction(lua_, ErrorHandler);
-  lua_setglobal(lua_, "__redis__err__handler");
-  // Made once: pushing a C function allocates a closure, and Run needs these two every call.
-  lua_pushcfunction(lua_, ErrorHandler);
-  error_handler_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
-  lua_pushcfunction(lua_, Trampoline);
-  trampoline_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
-  lua_pushlightuserdata(lua_, this);
-  lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.engine");
-
-  InstallSandbox(lua_);
-  // Keeps the chunk name of every script alive, so parsing never sees it collected.
-  lua_pushstring(lua_, "@user_script");
-  lua_setfield(lua_, LUA_REGISTRYINDEX, "warden.chunkname");
-  lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
-  functions_installed_ = false;
-}
-
-void ScriptEngine::DestroyState() {
-  if (lua_ != nullptr) lua_close(lua_);
-  lua_ = nullptr;
-  key_table_ = arg_table_ = ArgTable{};
-  lua_memory_ = 0;
-  lua_pool_.Trim(static_cast<std::size_t>(-1));
-  scripts_.clear();
-}
-
-void ScriptEngine::Flush() {
-  // The functions share the state and keep what their libraries hold (Redis gives them a state
-  // of their own that SCRIPT FLUSH leaves alone): while any is loaded only the scripts go.
-  if (libraries_.empty() || lua_ == nullptr) {
-    DestroyState();
-    return;
-  }
-  for (const auto& [sha, script] : scripts_) {
-    luaL_unref(lua_, LUA_REGISTRYINDEX, script.function_ref);
-  }
-  scripts_.clear();
-  lua_gc(lua_, LUA_GCCOLLECT, 0);
-}
-
-void ScriptEngine::SeedRandom(std::int32_t seed) {
-  random_state_ = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(seed)) << 16) | 0x330E;
-}
-
-std::int32_t ScriptEngine::NextRandom() {
-  random_state_ = (0x5DEECE66DULL * random_state_ + 0xB) & ((1ULL << 48) - 1);
-  return static_cast<std::int32_t>(random_state_ >> 17);
-}
-
-// Redis's math.random over its lrand48: r in [0, 1), then Lua 5.1's interval rules.
-int ScriptEngine::MathRandom(lua_State* lua) {
-  ScriptEngine& self = Self(lua);
-  const lua_Number r =
-      static_cast<lua_Number>(self.NextRandom() % INT32_MAX) / static_cast<lua_Number>(INT32_MAX);
-  switch (lua_gettop(lua)) {
-    case 0:
-      lua_pushnumber(lua, r);
-      break;
-    case 1: {
-      const int u = luaL_checkint(lua, 1);
-      luaL_argcheck(lua, 1 <= u, 1, "interval is empty");
-      lua_pushnumber(lua, std::floor(r * u) + 1);
-      break;
-    }
-    case 2: {
-      const int l = luaL_checkint(lua, 1);
-      const int u = luaL_checkint(lua, 2);
-      luaL_argcheck(lua, l <= u, 2, "interval is empty");
-      lua_pushnumber(lua, std::floor(r * (u - l + 1)) + l);
-      break;
-    }
-    default:
-      return luaL_error(lua, "wrong number of arguments");
-  }
-  return 1;
-}
-
-int ScriptEngine::MathRandomSeed(lua_State* lua) {
-  Self(lua).SeedRandom(luaL_checkint(lua, 1));
-  return 0;
-}
 
 const Script* ScriptEngine::Find(std::string_view sha) const {
   if (sha.size() != 40) return nullptr;
@@ -499,6 +269,9 @@ int ScriptEngine::RedisLog(lua_State* lua) {
     return RaiseRedisError(lua, "First argument must be a number (log level).");
   const lua_Number level = lua_tonumber(lua, 1);
   if (level < 0 || level > 3) return RaiseRedisError(lua, "Invalid debug level.");
+  // Numbers become strings first: that allocates in Lua and may raise, which must happen before
+  // the message below exists.
+  for (int j = 2; j <= argc; ++j) lua_tolstring(lua, j, nullptr);
   std::string message;
   for (int j = 2; j <= argc; ++j) {
     std::size_t len = 0;
@@ -551,7 +324,9 @@ void SetArray(lua_State* lua, const char* name, std::span<const std::string_view
   lua_setfield(lua, LUA_GLOBALSINDEX, name);
 }
 
-int Trampoline(lua_State* lua) {
+}  // namespace
+
+int ScriptEngine::Trampoline(lua_State* lua) {
   const auto* frame = static_cast<const CallFrame*>(lua_touserdata(lua, 1));
   lua_settop(lua, 0);
   if (frame->as_function) {
@@ -573,6 +348,8 @@ int Trampoline(lua_State* lua) {
   lua_call(lua, 0, 1);
   return 1;
 }
+
+namespace {
 
 // Whether the next run may refill this table: it holds exactly the slots 1..size this run put
 // there and has no metatable. A script that added, removed or hid an entry gets a new table

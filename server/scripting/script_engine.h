@@ -172,6 +172,15 @@ class ScriptEngine {
   void set_interrupt_check(std::function<bool()> check) { interrupt_check_ = std::move(check); }
   // Seeds math.random's generator (Redis's lrand48-style one).
   void SeedRandom(std::int32_t seed);
+  // For tests of running out of script memory at every point: while a script runs or a library
+  // loads, the next `after` Lua allocations succeed and the one after fails, and with `sticky`
+  // every later one too, as past script-memory-limit. A negative `after` turns this off.
+  void FailLuaAllocations(std::int64_t after, bool sticky) {
+    fail_after_ = after;
+    fail_sticky_ = sticky;
+  }
+  // How many allocations FailLuaAllocations has failed so far.
+  std::uint64_t injected_allocation_failures() const { return injected_failures_; }
 
  private:
   friend class NativeRunner;
@@ -228,6 +237,9 @@ class ScriptEngine {
   static int RedisRegisterFunction(lua_State* lua);
   static int MathRandom(lua_State* lua);
   static int MathRandomSeed(lua_State* lua);
+  static int UncappedCall(lua_State* lua);
+  // Runs a script or function inside the protected call (script_engine.cc).
+  static int Trampoline(lua_State* lua);
   static ScriptEngine& Self(lua_State* lua);
   std::int32_t NextRandom();
 
@@ -243,6 +255,11 @@ class ScriptEngine {
   storage::EntryPool lua_pool_;
   std::size_t lua_memory_ = 0;
   std::size_t lua_memory_limit_;
+  std::int64_t fail_after_ = -1;  // FailLuaAllocations
+  bool fail_sticky_ = false;
+  std::uint64_t injected_failures_ = 0;
+  int uncapped_calls_ = 0;  // UncappedCall's depth: the memory cap waits until it returns
+  bool refuse_next_allocation_ = false;  // UncappedCall's way to run out of memory
   std::uint64_t random_state_;
 
   // The running script, if any.

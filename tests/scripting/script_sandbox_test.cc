@@ -191,6 +191,27 @@ TEST_F(ScriptMemoryTest, EngineWorksAfterRunningOutOfMemory) {
   EXPECT_LT(state_.scripts->memory_bytes(), std::size_t{8 * 1024 * 1024});
 }
 
+TEST_F(ScriptMemoryTest, CjsonPastTheCapRunsOutOfMemoryWhenItReturns) {
+  // cjson runs uncapped (an allocation failing inside it would leak its buffers), so the cap is
+  // checked when it returns: 2 MB of JSON decode to far more than 8 MB of Lua values.
+  const std::string decode =
+      "local s = '[' .. string.rep('1,', 1024 * 1024) .. '1]' return #cjson.decode(s)";
+  EXPECT_EQ(Eval("return {pcall(function() " + decode + " end)}"),
+            "*2\r\n$-1\r\n$17\r\nnot enough memory\r\n");
+  const std::string reply = Eval(decode);
+  EXPECT_TRUE(reply.starts_with("-ERR ")) << reply;
+  EXPECT_NE(reply.find("not enough memory"), std::string::npos) << reply;
+  EXPECT_LT(state_.scripts->memory_bytes(), std::size_t{8 * 1024 * 1024});
+  // Under the cap it answers as before, errors included.
+  EXPECT_EQ(Eval("return #cjson.decode('[' .. string.rep('1,', 1000) .. '1]')"), ":1001\r\n");
+  EXPECT_EQ(Eval("return cjson.encode({1, 'a'})"), "$7\r\n[1,\"a\"]\r\n");
+  const std::string bad = Eval("return cjson.decode('[1,')");
+  EXPECT_TRUE(
+      bad.starts_with("-ERR user_script:1: Expected value but found T_END at character 4 "
+                      "script: "))
+      << bad;
+}
+
 TEST_F(ScriptMemoryTest, PcallCatchesRunningOutOfMemory) {
   EXPECT_EQ(Eval("return {pcall(string.rep, 'x', 64 * 1024 * 1024)}"),
             "*2\r\n$-1\r\n$17\r\nnot enough memory\r\n");
