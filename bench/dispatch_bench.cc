@@ -5,7 +5,7 @@
 #include <string>
 
 #include "protocol/reply_writer.h"
-#include "server/config.h"
+#include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_state.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_harness.h"
-#include "server/acl.h"
+#include "server/acl/acl.h"
 #include "server/command_table.h"
 
 namespace warden::fuzz {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_harness.h"
-#include "server/aof.h"
+#include "server/persistence/aof.h"
 
 namespace warden::fuzz {
 namespace {

@@ -13,7 +13,7 @@
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
 #include "server/command_context.h"
-#include "server/config.h"
+#include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/scripting/script_engine.h"
 #include "storage/list.h"

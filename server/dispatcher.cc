@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "server/acl_gate.h"
+#include "server/acl/acl_gate.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"

@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "protocol/reply_writer.h"
-#include "server/command_log.h"
-#include "server/config.h"
+#include "server/config/config.h"
+#include "server/debug/command_log.h"
 #include "server/dispatcher.h"
 #include "server/log.h"
 #include "server/server.h"

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "server/memory_meter.h"
 #include "server/notify.h"
 #include "server/server_state.h"
+#include "server/stats/memory_meter.h"
 
 namespace warden::server {
 namespace {

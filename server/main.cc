@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "server/config.h"
+#include "server/config/config.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "server/version.h"

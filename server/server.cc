@@ -10,12 +10,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "server/acl_gate.h"
-#include "server/clock_moves.h"
+#include "server/acl/acl_gate.h"
+#include "server/debug/clock_moves.h"
+#include "server/debug/preload.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/eviction.h"
-#include "server/preload.h"
 #include "server/scripting/script_engine.h"
 #include "server/version.h"
 

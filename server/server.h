@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "server/config.h"
+#include "server/config/config.h"
 #include "server/connection.h"
 #include "server/log.h"
 #include "server/server_state.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/config.h"
+#include "server/config/config.h"
 #include "server/io_buffer.h"
 
 // OpenSSL's types, without its headers in every file that includes this one.

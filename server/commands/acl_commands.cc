@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "protocol/request_parser.h"
-#include "server/acl_gate.h"
+#include "server/acl/acl_gate.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"

@@ -14,8 +14,8 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
-#include "server/memory_meter.h"
 #include "server/scripting/script_engine.h"
+#include "server/stats/memory_meter.h"
 #include "server/version.h"
 
 namespace warden::server {

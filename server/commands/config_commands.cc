@@ -15,8 +15,8 @@
 
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
-#include "server/config.h"
-#include "server/config_options.h"
+#include "server/config/config.h"
+#include "server/config/config_options.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "storage/glob.h"

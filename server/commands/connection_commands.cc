@@ -1,6 +1,6 @@
 // Commands about the connection itself: PING, ECHO, QUIT, RESET, SELECT, HELLO and AUTH.
 #include "protocol/request_parser.h"
-#include "server/acl_gate.h"
+#include "server/acl/acl_gate.h"
 #include "server/command_table.h"
 #include "server/commands/client_name.h"
 #include "server/commands/commands.h"

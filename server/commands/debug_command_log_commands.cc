@@ -1,4 +1,4 @@
-// DEBUG COMMAND-LOG: switches and reads the command log (server/command_log.h).
+// DEBUG COMMAND-LOG: switches and reads the command log (server/debug/command_log.h).
 //
 //   ON [max-entries]  log from the next command, keeping the newest max-entries (default 10000
 //                     or the cap, at most command-log-max-entries); ON again changes the bound
@@ -14,8 +14,8 @@
 
 #include "protocol/request_parser.h"
 #include "server/command_context.h"
-#include "server/command_log.h"
 #include "server/commands/debug_command_log.h"
+#include "server/debug/command_log.h"
 #include "server/errors.h"
 
 namespace warden::server {

@@ -11,13 +11,13 @@
 #include <string>
 
 #include "protocol/request_parser.h"
-#include "server/clock_moves.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/commands/debug_command_log.h"
 #include "server/commands/debug_fault_commands.h"
 #include "server/commands/debug_observe_commands.h"
 #include "server/commands/typed_lookup.h"
+#include "server/debug/clock_moves.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/scripting/script_engine.h"

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "protocol/request_parser.h"
+#include "server/debug/faults.h"
 #include "server/errors.h"
-#include "server/faults.h"
 #include "server/server_state.h"
 
 namespace warden::server {

@@ -1,5 +1,5 @@
 // DEBUG's fault subcommands (debug_fault_commands.cc): FAULT ADD|LIST|DEL|CLEAR, and FAIL-NEXT and
-// REPLY-DELAY, the shorthands for one rule each. The rules themselves are server/faults.h.
+// REPLY-DELAY, the shorthands for one rule each. The rules themselves are server/debug/faults.h.
 #pragma once
 
 #include "server/command_context.h"

@@ -7,7 +7,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/errors.h"
-#include "server/latency_report.h"
+#include "server/stats/latency_report.h"
 
 namespace warden::server {
 namespace {

@@ -12,7 +12,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "server/notify.h"
-#include "server/propagation.h"
+#include "server/persistence/propagation.h"
 
 namespace warden::server {
 namespace {

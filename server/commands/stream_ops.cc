@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "server/commands/typed_lookup.h"
-#include "server/propagation.h"
+#include "server/persistence/propagation.h"
 
 namespace warden::server {
 

@@ -13,7 +13,7 @@
 #include "server/commands/typed_lookup.h"
 #include "server/errors.h"
 #include "server/notify.h"
-#include "server/propagation.h"
+#include "server/persistence/propagation.h"
 #include "storage/scratch_vector.h"
 
 namespace warden::server {

@@ -3,7 +3,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/acl_gate.h"
+#include "server/acl/acl_gate.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/dispatcher.h"

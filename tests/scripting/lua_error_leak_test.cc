@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "server/memory_meter.h"
 #include "server/scripting/script_engine.h"
+#include "server/stats/memory_meter.h"
 #include "tests/scripting/script_fixture.h"
 
 namespace warden::server {

@@ -5,15 +5,15 @@
 // are not counted; what this catches is a std::string, std::vector or other temporary creeping
 // into parsing, dispatch, a handler or the reply writer.
 //
-// It counts with warden's own operator new (server/memory_meter.h), which every binary has.
+// It counts with warden's own operator new (server/stats/memory_meter.h), which every binary has.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "server/memory_meter.h"
 #include "server/scripting/lock_library_scripts.h"
+#include "server/stats/memory_meter.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {

@@ -18,8 +18,8 @@
 #include <utility>
 
 #include "protocol/reply_writer.h"
-#include "server/acl_gate.h"
-#include "server/config.h"
+#include "server/acl/acl_gate.h"
+#include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/server_state.h"
 #include "server/session.h"

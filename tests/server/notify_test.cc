@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "server/config.h"
+#include "server/config/config.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {

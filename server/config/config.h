@@ -1,0 +1,181 @@
+// Server configuration: the options warden has, their defaults, and parsing from the command
+// line and from a redis.conf-style file. Option names are Redis's where Redis has the option.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/encoding_limits.h"
+
+namespace warden::server {
+
+enum class DebugCommandPolicy { kNo, kYes, kLocal };
+// tls-auth-clients: whether a TLS client must present a certificate the CA list verifies.
+enum class TlsAuthClients { kNo, kYes, kOptional };
+
+// 0 disables a limit. A client over the hard limit, or over the soft limit for longer than
+// soft_seconds, is disconnected.
+struct OutputBufferLimit {
+  std::int64_t hard_bytes = 0;
+  std::int64_t soft_bytes = 0;
+  std::int64_t soft_seconds = 0;
+};
+
+struct Config {
+  int port = 6379;
+  std::vector<std::string> bind = {"127.0.0.1"};
+  std::string unixsocket;
+  int unixsocketperm = 0;
+  std::string requirepass;
+  // ACL LOG's length, and whether a new user starts with every channel (allchannels) or none
+  // (resetchannels, Redis 7.0's default).
+  std::int64_t acllog_max_len = 128;
+  bool acl_pubsub_default_all = false;
+  // ACL users from an ACL file (ACL LOAD, ACL SAVE), or from `user` lines: not both.
+  std::string aclfile;
+  std::vector<std::vector<std::string>> users;  // each: name, rules...
+  // TLS (server/tls.h), Redis's options and defaults; tls-port 0 means no TLS listener.
+  int tls_port = 0;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_file_pass;
+  std::string tls_ca_cert_file;
+  std::string tls_ca_cert_dir;
+  std::string tls_dh_params_file;
+  std::string tls_protocols;  // empty: TLSv1.2 and TLSv1.3
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
+  TlsAuthClients tls_auth_clients = TlsAuthClients::kYes;
+  bool tls_prefer_server_ciphers = false;
+  bool tls_session_caching = true;
+  std::int64_t tls_session_cache_size = 20 * 1024;
+  std::int64_t tls_session_cache_timeout_s = 300;
+  // warden's own: a TLS client whose handshake is not done after this long is closed (Redis
+  // waits for ever, or for `timeout` if set).
+  std::int64_t tls_handshake_timeout_ms = 10000;
+  int hz = 10;
+  std::int64_t maxclients = 10000;
+  std::int64_t timeout_s = 0;
+  int tcp_keepalive_s = 300;
+  int tcp_backlog = 511;
+  std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
+  std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  // client-output-buffer-limit, per class as Redis has them; only "normal" applies to warden's
+  // clients (it has no replicas or subscribers) but all three are kept so CONFIG GET matches.
+  OutputBufferLimit output_limit_normal = {0, 0, 0};
+  OutputBufferLimit output_limit_replica = {256LL * 1024 * 1024, 64LL * 1024 * 1024, 60};
+  OutputBufferLimit output_limit_pubsub = {32LL * 1024 * 1024, 8LL * 1024 * 1024, 60};
+  // On SIGTERM, how long replies already computed may take to reach slow readers.
+  std::int64_t shutdown_timeout_s = 10;
+  std::int64_t busy_reply_threshold_ms = 5000;
+  // Known lock scripts run as native code instead of Lua (server/scripting/native_scripts.h).
+  bool lua_native_scripts = true;
+  // Cap on the Lua interpreter's memory while a script runs (0: none).
+  std::int64_t script_memory_limit = 256LL * 1024 * 1024;
+  int active_expire_effort = 1;
+  // SLOWLOG (negative: off, 0: every command) and LATENCY (0: off); latency-tracking feeds INFO
+  // latencystats with the percentiles listed.
+  std::int64_t slowlog_log_slower_than_us = 10000;
+  std::int64_t slowlog_max_len = 128;
+  std::int64_t latency_monitor_threshold_ms = 0;
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
+  int databases = 16;
+  // notify-keyspace-events as flags (notify.h's notify::k*); 0: no notifications.
+  int notify_keyspace_events = 0;
+  // hash-max-listpack-*, set-max-intset-entries, zset-max-listpack-*.
+  storage::EncodingLimits encoding;
+  bool protected_mode = true;
+  DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
+  std::string loglevel = "notice";
+  // 0: no limit. Above it, commands that may grow memory are refused (memory_meter.h).
+  std::int64_t maxmemory = 0;
+  // Which keys go when used memory passes maxmemory (eviction.h); OBJECT FREQ and IDLETIME
+  // answer by it too.
+  std::string maxmemory_policy = "noeviction";
+  // Keys sampled per database for each eviction (Redis's default 5; more is closer to exact).
+  // Redis's range is accepted; eviction samples at most 64 (eviction.cc).
+  std::int64_t maxmemory_samples = 5;
+  // How long one eviction pass may run before it goes on later (0..100; 10 is 500 us).
+  std::int64_t maxmemory_eviction_tenacity = 10;
+  // LFU's counter: how slowly it grows with accesses, and the minutes per step of decay.
+  std::int64_t lfu_log_factor = 10;
+  std::int64_t lfu_decay_time = 1;
+  std::string logfile;
+  std::string port_file;
+  std::optional<std::uint64_t> seed;
+  // The most entries DEBUG COMMAND-LOG ON may ask for.
+  std::int64_t command_log_max_entries = 1'000'000;
+  // How many DEBUG FAULT rules may be installed at once.
+  std::int64_t debug_fault_max_rules = 1000;
+  // Accepted for compatibility with redis-server command lines; warden writes no RDB.
+  std::string save;
+  // The append-only file (aof.h).
+  bool appendonly = false;
+  std::string appendfsync = "everysec";
+  std::string appendfilename = "appendonly.aof";
+  std::string appenddirname = "appendonlydir";
+  std::int64_t auto_aof_rewrite_percentage = 100;
+  std::int64_t auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
+  bool aof_load_truncated = true;
+  // Accepted as Redis's; warden writes no timestamp annotations (it skips them when loading)
+  // and never an RDB preamble.
+  bool aof_timestamp_enabled = false;
+  bool aof_use_rdb_preamble = true;
+  // Where the append-only directory is ("": the working directory).
+  std::string dir;
+  std::string config_file;
+  // DEBUG SNAPSHOT's caps: how many snapshots, and their bytes together (0: no cap).
+  std::int64_t snapshot_max_count = 64;
+  std::int64_t snapshot_max_bytes = 1024LL * 1024 * 1024;
+  // A file of commands run before the first client is accepted (preload.h).
+  std::string preload;
+};
+
+struct ConfigError {
+  std::string message;
+};
+
+// One option as redis-server takes it: a name and its arguments.
+struct ConfigDirective {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+// Applies one directive. Returns an error for an unknown option or a bad value.
+std::optional<ConfigError> ApplyDirective(Config& config, const ConfigDirective& directive);
+
+// Splits a redis.conf-style text into directives (sdssplitargs rules, '#' comments).
+std::optional<ConfigError> ParseConfigText(std::string_view text,
+                                           std::vector<ConfigDirective>& out);
+
+// Parses `warden [config-file] [--option value ...]`, reading the file if one is given.
+// Directives from the command line apply after the file's.
+std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config);
+
+// The names of every option CONFIG GET knows, with the current value as Redis prints it.
+struct ConfigValue {
+  std::string_view name;
+  std::string value;
+};
+std::vector<ConfigValue> ConfigValues(const Config& config);
+// The tls-* values, appended by ConfigValues (tls_options.cc).
+void AppendTlsConfigValues(const Config& config, std::vector<ConfigValue>& out);
+
+// latency-tracking-info-percentiles' value: space-separated numbers in [0, 100] ("" for none).
+// Returns Redis's error text on failure.
+std::optional<std::string> ParsePercentiles(std::span<const std::string> words,
+                                            std::vector<double>& out);
+std::string FormatPercentiles(const std::vector<double>& percentiles);
+
+// Bytes per unit of a memory value as Redis's memtoull reads it (b, k, kb, m, mb, g, gb, any
+// case; none means bytes); 0 for anything else.
+std::uint64_t MemoryUnitBytes(std::string_view unit);
+// Redis's memtoll: "512mb", "1gb", "100" ...; false on garbage.
+bool ParseMemory(std::string_view text, std::int64_t& out);
+
+}  // namespace warden::server

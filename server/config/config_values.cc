@@ -1,0 +1,116 @@
+#include "server/config/config_values.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "server/command_context.h"
+#include "server/config/config.h"
+
+namespace warden::server::config_values {
+
+std::string Between(std::int64_t lo, std::int64_t hi) {
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "argument must be between %" PRId64 " and %" PRId64 " inclusive",
+                lo, hi);
+  return buf;
+}
+
+bool MemToUll(std::string_view v, unsigned long long& out) {
+  std::size_t digits = 0;
+  if (!v.empty() && v[0] == '-') return false;
+  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+  const unsigned long long mul = MemoryUnitBytes(v.substr(digits));
+  if (mul == 0) return false;
+  if (digits > 20) return false;
+  const std::string text(v.substr(0, digits));
+  errno = 0;
+  const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || value > ULLONG_MAX / mul) return false;
+  out = value * mul;
+  return true;
+}
+
+SetResult SetBool(std::string_view v, bool& out) {
+  if (EqualsNoCase(v, "yes")) {
+    out = true;
+  } else if (EqualsNoCase(v, "no")) {
+    out = false;
+  } else {
+    return "argument must be 'yes' or 'no'";
+  }
+  return std::nullopt;
+}
+
+SetResult SetEnum(std::string_view v, std::span<const std::string_view> names, std::string& out) {
+  for (std::string_view name : names) {
+    if (EqualsNoCase(v, name)) {
+      out = std::string(name);
+      return std::nullopt;
+    }
+  }
+  std::string err = "argument(s) must be one of the following: ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) err += ", ";
+    err += names[i];
+  }
+  return err;
+}
+
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out += static_cast<char>(c);
+        } else {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+          out += buf;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string YesNo(bool b) { return b ? "yes" : "no"; }
+
+std::vector<std::string_view> SplitSpaces(std::string_view v) {
+  std::vector<std::string_view> out;
+  if (v.empty()) return out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t sp = v.find(' ', start);
+    out.push_back(v.substr(start, sp == std::string_view::npos ? v.size() - start : sp - start));
+    if (sp == std::string_view::npos) break;
+    start = sp + 1;
+  }
+  return out;
+}
+
+}  // namespace warden::server::config_values
