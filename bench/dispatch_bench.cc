@@ -6,6 +6,7 @@
 
 #include "protocol/reply_writer.h"
 #include "server/config/config.h"
+#include "server/debug/debug_controls.h"
 #include "server/dispatcher.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_state.h"
@@ -48,7 +49,7 @@ BENCHMARK(BM_DispatchLockCycle);
 // The same with DEBUG COMMAND-LOG on and full: each command is copied into a reused slot.
 void BM_DispatchLockCycleCommandLog(benchmark::State& state) {
   Bench b;
-  b.state.command_log.Start(1026);
+  b.state.debug->command_log.Start(1026);
   for (auto _ : state) {
     b.Run({"SET", "lock:order:1001", "0123456789abcdef0123456789abcdef0123", "NX", "PX", "30000"});
     b.Run({"GET", "lock:order:1001"});

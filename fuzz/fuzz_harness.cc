@@ -14,6 +14,7 @@
 #include "protocol/request_parser.h"
 #include "server/command_context.h"
 #include "server/config/config.h"
+#include "server/debug/debug_controls.h"
 #include "server/dispatcher.h"
 #include "server/scripting/script_engine.h"
 #include "storage/list.h"
@@ -170,7 +171,7 @@ void Check(bool ok, const char* what) {
 }
 
 FuzzServer::FuzzServer() : state_(FuzzConfig(), clock_) {
-  state_.clock_control = &clock_.control;
+  state_.debug->clock_control = &clock_.control;
   for (std::size_t client = 0; client < kClients; ++client) Connect(client);
   state_.scripts->set_interrupt_check([this] { return --hooks_left_ < 0 || out_of_time(); });
   state_.scripts->set_poll_clients([this] {
@@ -212,7 +213,7 @@ std::string FuzzServer::Run(std::size_t client, std::span<const std::string_view
   if (depth_ == 0) {
     Check(!state_.scripts->running(), "no script runs between commands");
     Check(!state_.scripts->busy(), "no script is busy between commands");
-    Check(state_.frozen_now_ms == -1, "time is not frozen between commands");
+    Check(state_.call.frozen_now_ms == -1, "time is not frozen between commands");
     // DEBUG CLOCK REAL hands time to the system clock; take it back so runs replay.
     if (!clock_.control.frozen()) clock_.control.Freeze(FuzzClock::kStartMs);
   }
@@ -227,7 +228,7 @@ void FuzzServer::AdvanceClock(std::int64_t delta_ms) {
 }
 
 void FuzzServer::Cron() {
-  if (state_.active_expire_enabled) {
+  if (state_.debug->active_expire_enabled) {
     state_.active_expiry.RunOnce(clock_.NowMs(), kExpirySliceUs);
   }
   state_.dbs.RehashSteps(kCronRehashBuckets);
@@ -283,7 +284,7 @@ void FuzzServer::CheckScanSeesEveryKey() {
       [&](const storage::Entry& e) { Check(seen.count(&e) == 1, "SCAN sees every key"); });
 
   // A fault rule (DEBUG FAULT, FAIL-NEXT) may be about to answer DBSIZE with an error.
-  if (state_.faults.armed()) return;
+  if (state_.debug->faults.armed()) return;
   // From a client of its own on client 0's database: client 0 may be subscribed, in MULTI or
   // monitoring, where DBSIZE is refused or queued.
   server::Session checker;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_harness.h"
+#include "server/debug/debug_controls.h"
 #include "server/scripting/native_scripts.h"
 
 namespace warden::fuzz {
@@ -42,7 +43,7 @@ void RunScript(std::string_view input) {
   const std::vector<std::string_view> eval_args(parts.begin() + 1, parts.end());
 
   FuzzServer server;
-  server.state().scripts_may_call_debug = true;
+  server.state().debug->scripts_may_call_debug = true;
   int polls = 0;
   server.set_on_busy([&] {
     ++polls;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Source checks that need no build: formatting, and the module boundaries (protocol/ and
-# storage/ depend on nothing of ours, nor on libuv or Lua).
+# storage/ depend on nothing of ours, nor on libuv or Lua; server/debug/ is reached only from
+# DEBUG's side).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,13 @@ if grep -nE '#include "storage/' protocol/*; then
 fi
 if grep -nE '#include "protocol/' storage/*; then
   echo "check-source: storage/ must not include protocol/" >&2
+  exit 1
+fi
+# server/debug/ is what only a test double uses: the DEBUG commands, the admission and
+# dispatcher, the state and the loop that drives the controls reach it, and nothing else.
+allowed='^server/(debug/|commands/debug_|admission\.|dispatcher\.|server_state\.|server\.cc|embedded_server\.|main\.cc)'
+if git grep -lE '#include "server/debug/' -- server | grep -vE "$allowed"; then
+  echo "check-source: only DEBUG's files, the dispatcher and the state may include server/debug/" >&2
   exit 1
 fi
 echo "check-source: ok"

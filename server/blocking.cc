@@ -131,9 +131,9 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   // Served, the command is written as what it did (Redis writes LPOP for BLPOP and so on).
   if (server.propagation.active()) [[unlikely]] {
     if (server.dbs.changes() != changes) {
-      server.propagation.AddCommand(waiter.db, waiter.views, server.call_depth + 1);
+      server.propagation.AddCommand(waiter.db, waiter.views, server.call.depth + 1);
     }
-    if (server.call_depth == 0) server.propagation.EndCommand();
+    if (server.call.depth == 0) server.propagation.EndCommand();
   }
   retrying_ = false;
   retry_key_ = {};

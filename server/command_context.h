@@ -30,7 +30,7 @@ struct CommandContext {
   // The clock as it is now, for relative expiries and TTL arithmetic: Redis uses the live time
   // there even inside a script, whose expiry decisions use the frozen now_ms.
   std::int64_t live_now_ms() const {
-    return server.frozen_now_ms >= 0 ? server.clock.NowMs() : now_ms;
+    return server.call.frozen_now_ms >= 0 ? server.clock.NowMs() : now_ms;
   }
 };
 

@@ -321,10 +321,10 @@ void Connection::ProcessInput() {
   // The commands of this read are timed back to back (dispatcher.cc's Call), until it returns.
   struct TimingBatch {
     ServerState& state;
-    explicit TimingBatch(ServerState& s) : state(s) { state.timing_batch = true; }
+    explicit TimingBatch(ServerState& s) : state(s) { state.call.timing_batch = true; }
     ~TimingBatch() {
-      state.timing_batch = false;
-      state.next_call_start_us = -1;
+      state.call.timing_batch = false;
+      state.call.next_start_us = -1;
     }
   } timing_batch(state);
   while (!closing_ && !session_.close_after_reply && !session_.blocked && !OutputBacklogged()) {
@@ -351,7 +351,7 @@ void Connection::ProcessInput() {
       // the socket now, and if the kernel cannot take it all, the loop stops here.
       if (output_.size() > kOutputBacklogBytes && !write_pending_) {
         Flush();
-        state.next_call_start_us = -1;
+        state.call.next_start_us = -1;
       }
       if (session_.close_now) {
         // Redis drops the replies still queued for this read, too.

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "server/acl/acl_gate.h"
+#include "server/admission.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
+#include "server/debug/debug_controls.h"
 #include "server/errors.h"
 #include "server/eviction.h"
 #include "server/scripting/script_engine.h"
@@ -13,54 +14,6 @@
 
 namespace warden::server {
 namespace {
-
-bool ArityOk(int arity, std::size_t argc) {
-  return arity > 0 ? argc == static_cast<std::size_t>(arity)
-                   : argc >= static_cast<std::size_t>(-arity);
-}
-
-// The header of an entry keeps 28 bits of key length: a longer key (which only a
-// proto-max-bulk-len raised past 256 MB could carry) is refused before it reaches storage.
-bool KeyTooLong(const CommandSpec& spec, std::span<const std::string_view> args,
-                protocol::ReplyWriter& reply) {
-  if (spec.first_key <= 0) return false;
-  const int argc = static_cast<int>(args.size());
-  const int last = spec.last_key < 0 ? argc + spec.last_key : std::min(spec.last_key, argc - 1);
-  for (int i = spec.first_key; i <= last; i += std::max(spec.key_step, 1)) {
-    if (args[static_cast<std::size_t>(i)].size() > storage::Keyspace::kMaxKeyLength) {
-      reply.Error(errors::kKeyTooLong);
-      return true;
-    }
-  }
-  return false;
-}
-
-// Redis 7.0's processCommand gates for a client in pub/sub mode (RESP2) or MONITOR mode; only
-// reached when session.modes is set. Writes the refusal and returns false.
-bool ModeAllows(ServerState& server, const Session& session, const CommandSpec& spec,
-                protocol::ReplyWriter& reply) {
-  if (session.subscribed() && session.resp == 2 && spec.handler != PingCommand &&
-      spec.handler != SubscribeCommand && spec.handler != SsubscribeCommand &&
-      spec.handler != UnsubscribeCommand && spec.handler != SunsubscribeCommand &&
-      spec.handler != PsubscribeCommand && spec.handler != PunsubscribeCommand &&
-      spec.handler != QuitCommand && spec.handler != ResetCommand) {
-    reply.Error({"ERR Can't execute '", spec.name,
-                 "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
-                 "this context"});
-    return false;
-  }
-  // A monitor is a replica inside Redis: it may not touch the keyspace. Redis checks this after
-  // the busy-script check, which is repeated here to keep the order.
-  if (session.monitoring() && (spec.flags & (kWrite | kReadOnly | kMayReplicate)) != 0) {
-    if (server.scripts->busy() && (spec.flags & kAllowBusy) == 0) {
-      reply.Error(server.scripts->busy_error());
-    } else {
-      reply.Error("ERR Replica can't interact with the keyspace");
-    }
-    return false;
-  }
-  return true;
-}
 
 void PushSlowlog(ServerState& server, const Session& session, const CommandSpec& spec,
                  std::span<const std::string_view> args, std::int64_t duration_us) {
@@ -115,17 +68,18 @@ void Run(ServerState& server, Session& session, const CommandSpec& spec,
 // Run() for a request some fault rule may take (faults.h).
 void RunFaulted(ServerState& server, Session& session, const CommandSpec& spec,
                 std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
-  const std::optional<FaultHit> hit = server.faults.Match(spec, args, session.name);
+  const std::optional<FaultHit> hit = server.debug->faults.Match(spec, args, session.name);
   if (!hit) {
     Run(server, session, spec, args, reply);
     return;
   }
   switch (hit->action) {
-    case FaultAction::kError:
+    case FaultAction::kError: {
+      const std::size_t mark = reply.buffer()->size();
       reply.Error(hit->error);
-      server.command_stats.Reject(&spec);
-      CommandRefused(server, session, args, reply);
+      RejectCommand(server, session, &spec, args, reply, mark);
       return;
+    }
     case FaultAction::kDrop:
       // The replies before it still go out; then the connection closes.
       session.close_after_reply = true;
@@ -152,34 +106,6 @@ void RunFaulted(ServerState& server, Session& session, const CommandSpec& spec,
 
 }  // namespace
 
-const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
-                                  protocol::ReplyWriter& reply, const CommandSpec** refused) {
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec == nullptr) {
-    errors::UnknownCommand(reply, args);
-    return nullptr;
-  }
-  if (spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
-    if (args.size() < 2) {
-      errors::WrongArity(reply, spec->name);
-      if (refused != nullptr) *refused = spec;
-      return nullptr;
-    }
-    const CommandSpec* sub = FindCommand(spec->subcommands(), args[1]);
-    if (sub == nullptr) {
-      errors::UnknownSubcommand(reply, spec->name, args[1]);
-      return nullptr;
-    }
-    spec = sub;
-  }
-  if (!ArityOk(spec->arity, args.size()) || KeyTooLong(*spec, args, reply)) {
-    if (!ArityOk(spec->arity, args.size())) errors::WrongArity(reply, spec->name);
-    if (refused != nullptr) *refused = spec;
-    return nullptr;
-  }
-  return spec;
-}
-
 void SetAccessClock(ServerState& server, const Session& session, const CommandSpec& spec,
                     std::int64_t now_ms) {
   // A script's commands keep what its EVAL set: Redis asks the calling client and its command
@@ -199,9 +125,9 @@ void Propagate(ServerState& server, const CommandSpec& spec, int db,
                       h == EvalshaRoCommand || h == FcallCommand || h == FcallRoCommand ||
                       h == ExecCommand || (spec.flags & kProtected) != 0;
   if (!runner && server.dbs.changes() != changes_before) {
-    server.propagation.AddCommand(db, args, server.call_depth + 1);
+    server.propagation.AddCommand(db, args, server.call.depth + 1);
   }
-  if (server.call_depth == 0) server.propagation.EndCommand();
+  if (server.call.depth == 0) server.propagation.EndCommand();
 }
 
 }  // namespace
@@ -212,12 +138,12 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   server.command_stats.OpenErrorWindow();
   // Commands run by a command (scripts, EXEC) always read the clock: what ran between them is
   // not theirs.
-  std::int64_t start_us = server.next_call_start_us;
-  if (start_us < 0 || server.call_depth > 0) start_us = server.clock.MonotonicUs();
-  server.next_call_start_us = -1;
+  std::int64_t start_us = server.call.next_start_us;
+  if (start_us < 0 || server.call.depth > 0) start_us = server.clock.MonotonicUs();
+  server.call.next_start_us = -1;
   CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
   SetAccessClock(server, session, spec, ctx.now_ms);
-  if (server.command_log.on()) [[unlikely]] {
+  if (server.debug->command_log.on()) [[unlikely]] {
     LogCall(server, session, spec, args, ctx.now_ms);
   }
   const bool monitored = server.monitors.active();
@@ -230,15 +156,15 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   if (server.propagation.active()) [[unlikely]] {
     server.propagation.ClearReplacement();
   }
-  ++server.call_depth;
+  ++server.call.depth;
   spec.handler(ctx);
-  --server.call_depth;
+  --server.call.depth;
   if (server.propagation.active()) [[unlikely]] {
     Propagate(server, spec, db, args, changes);
   }
   const std::int64_t end_us = server.clock.MonotonicUs();
   RecordExecution(server, session, spec, args, end_us - start_us);
-  if (server.call_depth == 0 && server.timing_batch) server.next_call_start_us = end_us;
+  if (server.call.depth == 0 && server.call.timing_batch) server.call.next_start_us = end_us;
   if ((spec.flags & (kWrite | kNoWake)) == kWrite && !session.blocked) {
     server.blocking.SignalKeys(session.db, spec, args);
   }
@@ -265,211 +191,21 @@ void RecordServedBlockedCommand(ServerState& server, const Session& session,
 void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
                       bool read_only, bool deny_oom, bool& wrote, protocol::ReplyWriter& reply) {
   reply.set_error_listener(&server.command_stats);
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec != nullptr && spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
-    spec = args.size() >= 2 ? FindCommand(spec->subcommands(), args[1]) : spec;
-  }
-  if (spec == nullptr || spec->handler == nullptr) {
-    if (spec == nullptr) {
-      server.unsupported.RecordRequest(args);
-      reply.Error("ERR Unknown Redis command called from script");
-    } else {
-      reply.Error("ERR Wrong number of args calling Redis command from script");
-    }
-    server.command_stats.Reject(spec);
-    return;
-  }
-  if (!ArityOk(spec->arity, args.size())) {
-    reply.Error("ERR Wrong number of args calling Redis command from script");
-    server.command_stats.Reject(spec);
-    return;
-  }
-  if (KeyTooLong(*spec, args, reply)) {
-    server.command_stats.Reject(spec);
-    return;
-  }
-  const bool debug_allowed = (spec->flags & kProtected) != 0 && server.scripts_may_call_debug;
-  if ((spec->flags & kNoScript) != 0 && !debug_allowed) {
-    reply.Error("ERR This Redis command is not allowed from script");
-    server.command_stats.Reject(spec);
-    return;
-  }
-  if (session.user != nullptr && !session.user->unrestricted &&
-      RefusedInScript(server, session, *spec, args, reply)) [[unlikely]] {
-    server.command_stats.Reject(spec);
-    return;
-  }
-  if ((spec->flags & kWrite) != 0 && read_only) {
-    reply.Error("ERR Write commands are not allowed from read-only scripts.");
-    server.command_stats.Reject(spec);
-    return;
-  }
-  // Only before the first write: a script cannot be stopped halfway through its effects.
-  if (deny_oom && !wrote && (spec->flags & kDenyOom) != 0) [[unlikely]] {
-    reply.Error(errors::kOom);
-    server.command_stats.Reject(spec);
-    return;
-  }
-  if ((spec->flags & kWrite) != 0 && !wrote) [[unlikely]] {
-    if (const int err = server.aof.write_error(); err != 0) {
-      reply.Error({errors::kMisconfAof, std::strerror(err)});
-      server.command_stats.Reject(spec);
-      return;
-    }
-  }
+  const CommandSpec* spec =
+      AdmitScriptCall(server, session, args, read_only, deny_oom, wrote, reply);
+  if (spec == nullptr) return;
   if ((spec->flags & kWrite) != 0) wrote = true;
   // Its waiters are served when the script is over.
   Call(server, session, *spec, args, reply);
 }
 
-std::uint32_t EffectiveFlags(const ServerState& server, const CommandSpec& spec,
-                             std::span<const std::string_view> args) {
-  const Handler h = spec.handler;
-  std::optional<std::uint8_t> declared;
-  if (h == FcallCommand || h == FcallRoCommand) {
-    if (const LuaFunction* function = server.scripts->FindFunction(args[1])) {
-      declared = function->flags;
-    }
-  } else if (h == EvalCommand || h == EvalRoCommand) {
-    declared = server.scripts->DeclaredFlags(false, args[1]);
-  } else if (h == EvalshaCommand || h == EvalshaRoCommand) {
-    declared = server.scripts->DeclaredFlags(true, args[1]);
-  }
-  if (!declared.has_value()) return spec.flags;
-  std::uint32_t flags = spec.flags & ~(kWrite | kDenyOom | kMayReplicate);
-  if ((*declared & (kFunctionAllowOom | kFunctionNoWrites)) == 0) flags |= kDenyOom;
-  if ((*declared & kFunctionNoWrites) == 0) flags |= kWrite;
-  return flags;
-}
-
-namespace {
-
-// Whether a command queued in `session`'s transaction has one of `flags` (Redis's
-// mstate.cmd_flags, gathered with each command's getCommandFlags as it was queued).
-bool QueuedAny(const ServerState& server, const Session& session, std::uint32_t flags) {
-  const QueuedCommands& queued = session.multi.queued;
-  std::vector<std::string_view> args;
-  for (std::size_t i = 0; i < queued.size(); ++i) {
-    queued.Args(i, args);
-    if ((EffectiveFlags(server, queued.spec(i), args) & flags) != 0) return true;
-  }
-  return false;
-}
-
-// Whether a command that may grow memory (or, inside MULTI, any command that queues) should be
-// refused because used memory is past maxmemory and eviction cannot bring it back (Redis's
-// processCommand); true having replied.
-// Records the state for a script the command runs. Skipped while a script is busy, as Redis
-// skips it inside a yielding command: only SCRIPT KILL and its kin get through then.
-bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spec,
-                   std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
-  if (server.scripts->busy() || session.is_script || server.loading) return false;
-  server.pre_command_oom = PerformEvictions(server) == EvictResult::kFail;
-  if (!server.pre_command_oom) return false;
-  const Handler handler = spec.handler;
-  bool refuse = (EffectiveFlags(server, spec, args) & kDenyOom) != 0;
-  if (session.in_multi && handler != ExecCommand && handler != DiscardCommand &&
-      handler != QuitCommand && handler != ResetCommand) {
-    refuse = true;
-  }
-  if (!refuse && handler == ExecCommand && session.in_multi) {
-    refuse = QueuedAny(server, session, kDenyOom);
-  }
-  if (refuse) reply.Error(errors::kOom);
-  return refuse;
-}
-
-// Redis's writeCommandsDeniedByDiskError: while the append-only file cannot be written, writes
-// (and PING, which monitors use to notice) are refused; true having replied.
-bool RefusedByDiskError(ServerState& server, const Session& session, const CommandSpec& spec,
-                        std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
-  const int err = server.aof.write_error();
-  if (err == 0 || server.loading) return false;
-  bool refuse = (EffectiveFlags(server, spec, args) & kWrite) != 0 || spec.handler == PingCommand;
-  if (!refuse && spec.handler == ExecCommand && session.in_multi) {
-    refuse = QueuedAny(server, session, kWrite);
-  }
-  if (refuse) reply.Error({errors::kMisconfAof, std::strerror(err)});
-  return refuse;
-}
-
-}  // namespace
-
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply) {
-  // Cross-protocol scripting defence (processCommand): an HTTP request is dropped unanswered.
-  if (!session.is_script && (ArgIs(args[0], "post") || ArgIs(args[0], "host:"))) {
-    session.close_now = true;
-    return;
-  }
   reply.set_error_listener(&server.command_stats);
-  const CommandSpec* refused = nullptr;
-  const CommandSpec* spec = ResolveCommand(args, reply, &refused);
-  if (spec == nullptr) {
-    if (refused != nullptr) {
-      server.command_stats.Reject(refused);
-    } else {
-      server.unsupported.RecordRequest(args);
-    }
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  if ((spec->flags & kProtected) != 0) {
-    const DebugCommandPolicy policy = server.config.enable_debug_command;
-    if (policy == DebugCommandPolicy::kNo ||
-        (policy == DebugCommandPolicy::kLocal && !session.local)) {
-      reply.Error(errors::kDebugNotAllowed);
-      server.command_stats.Reject(spec);
-      CommandRefused(server, session, args, reply);
-      return;
-    }
-  }
-  // A password cleared by CONFIG SET frees every client, as Redis's nopass default user does.
-  if (!session.authenticated && (spec->flags & kNoAuth) == 0 && AuthRequired(server, session)) {
-    reply.Error(errors::kNoAuth);
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  // The default user, allowed everything, skips the check in one test.
-  if (session.user != nullptr && !session.user->unrestricted &&
-      RefusedByAcl(server, session, *spec, args, reply)) [[unlikely]] {
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  // Before the pub/sub-context and busy checks, as in Redis's processCommand.
-  if (server.config.maxmemory > 0 && OverMaxmemory(server, session, *spec, args, reply))
-      [[unlikely]] {
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  if (server.aof.write_error() != 0 && RefusedByDiskError(server, session, *spec, args, reply))
-      [[unlikely]] {
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  if (session.modes != 0 && !ModeAllows(server, session, *spec, reply)) [[unlikely]] {
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  if (server.scripts->busy() && (spec->flags & kAllowBusy) == 0) {
-    reply.Error(server.scripts->busy_error());
-    server.command_stats.Reject(spec);
-    CommandRefused(server, session, args, reply);
-    return;
-  }
-  session.last_command = spec;
-  // Redis's last check before running: a command held by CLIENT PAUSE waits, unanswered.
-  if (server.pause.active() && server.pause.Holds(server, session, *spec, args)) [[unlikely]] {
-    server.pause.Postpone(session, args);
-    return;
-  }
+  const CommandSpec* spec = AdmitRequest(server, session, args, reply);
+  if (spec == nullptr) return;
   // After the pause, so that a held command meets the rules once, when it is released.
-  if (server.faults.armed()) [[unlikely]] {
+  if (server.debug->faults.armed()) [[unlikely]] {
     RunFaulted(server, session, *spec, args, reply);
     return;
   }
@@ -478,7 +214,7 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
 
 void ForgetSession(ServerState& server, Session& session) {
   server.blocking.Remove(session);
-  server.blocked_waits.Remove(session);
+  server.debug->blocked_waits.Remove(session);
   server.pubsub.RemoveClient(session);
   server.monitors.Remove(session);
   DiscardTransaction(server, session);

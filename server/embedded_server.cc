@@ -7,6 +7,7 @@
 #include "protocol/reply_writer.h"
 #include "server/config/config.h"
 #include "server/debug/command_log.h"
+#include "server/debug/debug_controls.h"
 #include "server/dispatcher.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -34,7 +35,7 @@ std::unique_ptr<EmbeddedServer> EmbeddedServer::Start(const std::vector<std::str
       std::make_unique<server::Logger>(server::ParseLogLevel(config.loglevel), config.logfile);
   self->server_ = std::make_unique<server::Server>(std::move(config), *self->clock_, *self->log_,
                                                    /*handle_signals=*/false);
-  self->server_->state().clock_control = self->clock_.get();
+  self->server_->state().debug->clock_control = self->clock_.get();
   if (auto err = self->server_->Start()) {
     if (error != nullptr) *error = *err;
     self->server_->Shutdown();
@@ -193,7 +194,7 @@ std::string EmbeddedServer::StopCommandLog() {
 std::vector<EmbeddedServer::LoggedCommand> EmbeddedServer::CommandLog() {
   std::vector<LoggedCommand> entries;
   RunOnServerThread([&] {
-    const server::CommandLog& log = server_->state().command_log;
+    const server::CommandLog& log = server_->state().debug->command_log;
     for (std::size_t i = 0; i < log.size(); ++i) {
       const server::CommandLog::Entry& e = log.At(i);
       LoggedCommand& out = entries.emplace_back();

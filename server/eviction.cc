@@ -41,7 +41,7 @@ void Evict(ServerState& server, const storage::EvictionVictim& victim) {
   if (e == nullptr) return;
   keyspace.Erase(e);
   ++server.eviction.evicted_keys;
-  server.propagation.Add(victim.db, {"DEL", victim.key}, server.call_depth);
+  server.propagation.Add(victim.db, {"DEL", victim.key}, server.call.depth);
   NotifyKeyspaceEvent(server, notify::kEvicted, "evicted", victim.key, victim.db);
 }
 

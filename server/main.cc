@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "server/config/config.h"
+#include "server/debug/debug_controls.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   // The system clock, movable by DEBUG CLOCK when enable-debug-command allows it.
   warden::storage::ControllableClock clock;
   Server server(std::move(config), clock, log);
-  server.state().clock_control = &clock;
+  server.state().debug->clock_control = &clock;
   if (auto err = server.Start()) {
     log.Log(LogLevel::kWarning, "%s", err->c_str());
     server.Shutdown();

@@ -131,7 +131,7 @@ void PublishKeyspaceEvent(ServerState& server, int type, std::string_view event,
 void ServerState::KeyExpired(int db, std::string_view key) {
   NotifyKeyspaceEvent(*this, notify::kExpired, "expired", key, db);
   if (propagation.active()) [[unlikely]]
-    propagation.Add(db, {"DEL", key}, call_depth);
+    propagation.Add(db, {"DEL", key}, call.depth);
 }
 
 }  // namespace warden::server

@@ -12,6 +12,7 @@
 
 #include "server/acl/acl_gate.h"
 #include "server/debug/clock_moves.h"
+#include "server/debug/debug_controls.h"
 #include "server/debug/preload.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
@@ -109,8 +110,8 @@ void Server::RunTasks() {
 }
 
 void Server::AdvanceClock(std::int64_t delta_ms) {
-  if (state_.clock_control == nullptr) return;
-  state_.clock_control->AdvanceMs(delta_ms);
+  if (state_.debug->clock_control == nullptr) return;
+  state_.debug->clock_control->AdvanceMs(delta_ms);
   CatchUpWithClock(state_);
   ServeBlockedTimeouts();
 }
@@ -133,7 +134,7 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
   for (Connection* c : resume) c->Resume();
   // After the batch that may have blocked clients (DEBUG WAIT-BLOCKED). The clients answered go
   // on with their pipelines at once: each pass answers a waiter, so this ends with the input.
-  while (!self->state_.blocked_waits.empty() && self->AnswerBlockedWaits() != 0) {
+  while (!self->state_.debug->blocked_waits.empty() && self->AnswerBlockedWaits() != 0) {
     resume.clear();
     resume.swap(self->resume_);
     for (Connection* c : resume) c->Resume();
@@ -153,7 +154,7 @@ void Server::FlushScheduled() {
 }
 
 std::size_t Server::AnswerBlockedWaits() {
-  BlockedClientWaits& waits = state_.blocked_waits;
+  BlockedClientWaits& waits = state_.debug->blocked_waits;
   const std::size_t answered =
       waits.Answer(state_.blocking.blocked_clients(), state_.clock.MonotonicUs());
   if (!handles_open_) return answered;
@@ -189,7 +190,8 @@ void Server::ServeBlockedTimeouts() {
   if (pause.active() && pause.end_ms() < INT64_MAX && (next == 0 || pause.end_ms() + 1 < next)) {
     next = pause.end_ms() + 1;
   }
-  const bool frozen = state_.clock_control != nullptr && state_.clock_control->frozen();
+  const bool frozen =
+      state_.debug->clock_control != nullptr && state_.debug->clock_control->frozen();
   if (next == 0 || frozen || !handles_open_) {
     uv_timer_stop(&block_timer_);
     return;
@@ -412,7 +414,7 @@ void Server::Shutdown() {
     uv_close(reinterpret_cast<uv_handle_t*>(&tasks_async_), nullptr);
   }
   // What a test suite asked for and did not get: the first thing to read after a red run.
-  const std::string unsupported = state_.unsupported.SummarySinceStart();
+  const std::string unsupported = state_.debug->unsupported.SummarySinceStart();
   if (!unsupported.empty()) {
     log_.Log(LogLevel::kWarning, "Unsupported commands since start: %s", unsupported.c_str());
   }
@@ -585,7 +587,7 @@ void Server::ForEachSession(const std::function<void(const Session&)>& fn) const
 void Server::RunExpirySlice() {
   bool more = false;
   // Redis keeps the dataset still while clients are paused.
-  if (state_.active_expire_enabled && !state_.pause.active()) {
+  if (state_.debug->active_expire_enabled && !state_.pause.active()) {
     const std::int64_t start_us = state_.clock.MonotonicUs();
     more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
     // LATENCY's "expire-cycle" event, as Redis's activeExpireCycle records it.

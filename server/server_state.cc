@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "server/debug/debug_controls.h"
 #include "server/eviction.h"
 #include "server/scripting/script_engine.h"
 
@@ -27,7 +28,7 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
                         .acceptable_stale_percent = 10 - (config.active_expire_effort - 1)}),
       start_ms(clock.NowMs()),
       start_monotonic_us(clock.MonotonicUs()),
-      faults(InitialSeed(config)) {
+      debug(std::make_unique<DebugControls>(InitialSeed(config))) {
   static constexpr char kHex[] = "0123456789abcdef";
   run_id.resize(40);
   for (char& c : run_id) c = kHex[random.Below(16)];
@@ -47,7 +48,7 @@ void ServerState::ResetStats() {
   stats.expired_keys_before_reset = expired;
   stats.evicted_keys_before_reset = eviction.evicted_keys;
   command_stats.Reset();
-  unsupported.ResetCounts();
+  debug->unsupported.ResetCounts();
 }
 
 }  // namespace warden::server

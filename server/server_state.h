@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,10 +13,6 @@
 #include "server/blocking.h"
 #include "server/client_pause.h"
 #include "server/config/config.h"
-#include "server/debug/blocked_waits.h"
-#include "server/debug/command_log.h"
-#include "server/debug/faults.h"
-#include "server/debug/unsupported_commands.h"
 #include "server/eviction.h"
 #include "server/monitor.h"
 #include "server/persistence/aof.h"
@@ -31,11 +26,11 @@
 #include "storage/clock.h"
 #include "storage/databases.h"
 #include "storage/random.h"
-#include "storage/snapshot.h"
 
 namespace warden::server {
 
 class TlsContext;
+struct DebugControls;
 
 class Logger;
 class ScriptEngine;
@@ -74,6 +69,24 @@ class ConnectionRegistry {
   virtual bool Relisten() = 0;
 };
 
+// What one command's way through the dispatcher sets and reads: scratch, not state.
+struct CallState {
+  // Command timing (dispatcher.cc's Call): within one read's batch of pipelined commands, the
+  // clock reading that ends one command starts the next, halving the readings. Set by the
+  // connection around its batch; -1 when the next command must read the clock itself.
+  bool timing_batch = false;
+  std::int64_t next_start_us = -1;
+  // How deep in commands run by commands (a script's, EXEC's) the current one is.
+  int depth = 0;
+  // Set while a script or EXEC runs: commands see this instead of the clock, so a key cannot
+  // expire between two calls of one script.
+  std::int64_t frozen_now_ms = -1;
+  // Whether used memory was past maxmemory when the last top-level command was dispatched with
+  // a limit set (Redis's pre_command_oom_state); read only while maxmemory is set, as Redis's
+  // scriptVerifyOOM does (ScriptOomDenied).
+  bool pre_command_oom = false;
+};
+
 class ServerState final : public storage::ExpiryListener {
  public:
   ServerState(Config config, storage::Clock& clock);
@@ -97,13 +110,9 @@ class ServerState final : public storage::ExpiryListener {
   Slowlog slowlog;
   LatencyMonitor latency;
   BlockingRegistry blocking;
-  BlockedClientWaits blocked_waits;  // DEBUG WAIT-BLOCKED
   ClientPause pause;
   PubSub pubsub;
   Monitors monitors;
-  CommandLog command_log;
-  UnsupportedCommands unsupported;
-  bool active_expire_enabled = true;
   std::int64_t start_ms;
   std::int64_t start_monotonic_us;
   std::string run_id;
@@ -113,26 +122,9 @@ class ServerState final : public storage::ExpiryListener {
   // The TLS context new TLS connections start from (tls.h); null while tls-port is 0.
   std::shared_ptr<TlsContext> tls;
   std::unique_ptr<ScriptEngine> scripts;
-  // Set when the clock can be moved from outside (DEBUG CLOCK, EmbeddedServer).
-  storage::ControllableClock* clock_control = nullptr;
-  // DEBUG FAULT's rules (faults.h), DEBUG FAIL-NEXT and REPLY-DELAY among them.
-  FaultRules faults;
-  // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts call DEBUG, as Redis's test suite does.
-  bool scripts_may_call_debug = false;
-  // Command timing (dispatcher.cc's Call): within one read's batch of pipelined commands, the
-  // clock reading that ends one command starts the next, halving the readings. Set by the
-  // connection around its batch; -1 when the next command must read the clock itself.
-  bool timing_batch = false;
-  std::int64_t next_call_start_us = -1;
-  int call_depth = 0;
-  // Set while a script runs: commands see this instead of the clock, so a key cannot expire
-  // between two calls of one script.
-  std::int64_t frozen_now_ms = -1;
-  // Whether used memory was past maxmemory when the last top-level command was dispatched with
-  // a limit set (Redis's pre_command_oom_state); read only while maxmemory is set, as Redis's
-  // scriptVerifyOOM does (ScriptOomDenied).
-  bool pre_command_oom = false;
-  bool ScriptOomDenied() const { return config.maxmemory > 0 && pre_command_oom; }
+  // Per-command scratch (CallState), and the oom state a script's writes are checked against.
+  CallState call;
+  bool ScriptOomDenied() const { return config.maxmemory > 0 && call.pre_command_oom; }
   EvictionState eviction;
   // The append-only file, and what feeds it (off unless appendonly yes).
   Aof aof{*this};
@@ -140,11 +132,13 @@ class ServerState final : public storage::ExpiryListener {
   // While the append-only file loads (Redis's server.loading): no eviction, no propagation.
   bool loading = false;
 
-  // DEBUG SNAPSHOT's copies by name (debug_snapshot_commands.cc). Declared last so they go before
-  // the databases whose pool and reclaimer they use.
-  std::map<std::string, std::unique_ptr<storage::Snapshot>, std::less<>> snapshots;
+  // What only a test double uses (server/debug/debug_controls.h). Declared last: its snapshots
+  // go before the databases whose pool and reclaimer they use.
+  std::unique_ptr<DebugControls> debug;
 
-  std::int64_t NowMs() const { return frozen_now_ms >= 0 ? frozen_now_ms : clock.NowMs(); }
+  std::int64_t NowMs() const {
+    return call.frozen_now_ms >= 0 ? call.frozen_now_ms : clock.NowMs();
+  }
   std::uint64_t NewClientId() { return next_client_id++; }
   // CONFIG RESETSTAT: what Redis's resetServerStats, resetCommandTableStats and
   // resetErrorTableStats clear. The slow log and the latency monitor's events stay.

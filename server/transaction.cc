@@ -60,34 +60,10 @@ bool QueueInTransaction(Session& session, const CommandSpec& spec,
       h == QuitCommand || h == ResetCommand) {
     return false;
   }
-  if ((spec.flags & kNoMulti) != 0) {
-    reply.Error(errors::kNotAllowedInMulti);
-    session.multi.refused = true;
-    return true;
-  }
   // Redis keeps nothing of a transaction that can no longer run.
   if (!session.multi.refused && !session.multi.watch_touched) session.multi.queued.Add(spec, args);
   reply.Raw("+QUEUED\r\n");
   return true;
-}
-
-void CommandRefused(ServerState& server, Session& session, std::span<const std::string_view> args,
-                    protocol::ReplyWriter& reply) {
-  if (session.in_multi) session.multi.refused = true;
-  if (!ArgIs(args[0], "exec")) return;
-  // The refusal is the last reply written: "-<text>\r\n", with no line break inside.
-  std::string& out = *reply.buffer();
-  if (out.size() < 3) return;
-  const std::size_t line = out.rfind('\n', out.size() - 3);
-  const std::size_t start = line == std::string::npos ? 0 : line + 1;
-  if (out[start] != '-') return;
-  // Redis formats its own refusals without the ERR code here (rejectCommandFormat).
-  std::size_t from = start + 1;
-  if (out.compare(from, 4, "ERR ") == 0) from += 4;
-  const std::string reason = out.substr(from, out.size() - 2 - from);
-  out.resize(start);
-  DiscardTransaction(server, session);
-  reply.Error({errors::kExecAbortBecause, reason});
 }
 
 void DiscardTransaction(ServerState& server, Session& session) {

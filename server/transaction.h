@@ -74,17 +74,11 @@ struct MultiState {
   std::vector<std::string_view> exec_args;
 };
 
-// Dispatch's gate for a client in MULTI, once the command passed every check: queues it and
-// replies +QUEUED, or refuses a no_multi command. False for the commands that run at once
-// inside MULTI (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).
+// Dispatch's step for a client in MULTI, once the command was admitted (a no_multi command is
+// refused there): queues it and replies +QUEUED. False for the commands that run at once inside
+// MULTI (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).
 bool QueueInTransaction(Session& session, const CommandSpec& spec,
                         std::span<const std::string_view> args, protocol::ReplyWriter& reply);
-
-// Redis's rejectCommand, after Dispatch wrote the error for a request it refused: inside MULTI
-// the transaction fails at EXEC; a refused EXEC ends the transaction there, its error rewritten
-// as EXECABORT with the reason (whether or not MULTI was called, as Redis does).
-void CommandRefused(ServerState& server, Session& session, std::span<const std::string_view> args,
-                    protocol::ReplyWriter& reply);
 
 // Leaves MULTI and forgets the watched keys (EXEC, DISCARD, RESET, a closed connection).
 void DiscardTransaction(ServerState& server, Session& session);

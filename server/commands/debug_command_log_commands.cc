@@ -16,6 +16,7 @@
 #include "server/command_context.h"
 #include "server/commands/debug_command_log.h"
 #include "server/debug/command_log.h"
+#include "server/debug/debug_controls.h"
 #include "server/errors.h"
 
 namespace warden::server {
@@ -34,12 +35,12 @@ void LogOn(CommandContext& ctx) {
     ctx.reply.Error(text);
     return;
   }
-  ctx.server.command_log.Start(static_cast<std::size_t>(max_entries));
+  ctx.server.debug->command_log.Start(static_cast<std::size_t>(max_entries));
   ctx.reply.Ok();
 }
 
 void LogGet(CommandContext& ctx) {
-  const CommandLog& log = ctx.server.command_log;
+  const CommandLog& log = ctx.server.debug->command_log;
   std::int64_t count = -1;
   // SLOWLOG GET's rule and text.
   if (ctx.argc() == 4 && (!protocol::ParseStrictInt64(ctx.arg(3), count) || count < -1)) {
@@ -64,7 +65,7 @@ void LogGet(CommandContext& ctx) {
 }
 
 void LogStatus(CommandContext& ctx) {
-  const CommandLog& log = ctx.server.command_log;
+  const CommandLog& log = ctx.server.debug->command_log;
   ctx.reply.MapHeader(5);
   ctx.reply.Bulk("state");
   ctx.reply.Bulk(log.on() ? "on" : "off");
@@ -88,10 +89,10 @@ void DebugCommandLog(CommandContext& ctx) {
   } else if (ArgIs(action, "get") && argc <= 4) {
     LogGet(ctx);
   } else if (ArgIs(action, "off") && argc == 3) {
-    ctx.server.command_log.Stop();
+    ctx.server.debug->command_log.Stop();
     ctx.reply.Ok();
   } else if (ArgIs(action, "reset") && argc == 3) {
-    ctx.server.command_log.Reset();
+    ctx.server.debug->command_log.Reset();
     ctx.reply.Ok();
   } else if (ArgIs(action, "status") && argc == 3) {
     LogStatus(ctx);

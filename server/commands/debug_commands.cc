@@ -18,6 +18,7 @@
 #include "server/commands/debug_observe_commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/debug/clock_moves.h"
+#include "server/debug/debug_controls.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/scripting/script_engine.h"
@@ -104,7 +105,7 @@ void DebugSleep(CommandContext& ctx) {
 bool FlagArg(std::string_view arg) { return std::atoi(std::string(arg).c_str()) != 0; }
 
 void DebugSetActiveExpire(CommandContext& ctx) {
-  ctx.server.active_expire_enabled = FlagArg(ctx.arg(2));
+  ctx.server.debug->active_expire_enabled = FlagArg(ctx.arg(2));
   ctx.reply.Ok();
 }
 
@@ -136,13 +137,13 @@ void DebugLog(CommandContext& ctx) {
 }
 
 void DebugSetDisableDenyScripts(CommandContext& ctx) {
-  ctx.server.scripts_may_call_debug = FlagArg(ctx.arg(2));
+  ctx.server.debug->scripts_may_call_debug = FlagArg(ctx.arg(2));
   ctx.reply.Ok();
 }
 
 // DEBUG CLOCK [FREEZE [unix-ms] | ADVANCE ms | REAL]
 void DebugClock(CommandContext& ctx) {
-  storage::ControllableClock* clock = ctx.server.clock_control;
+  storage::ControllableClock* clock = ctx.server.debug->clock_control;
   if (clock == nullptr) {
     ctx.reply.Error("ERR this server's clock cannot be controlled");
     return;
@@ -212,7 +213,7 @@ void DebugSimulateRestart(CommandContext& ctx) {
   ctx.server.active_expiry.ResetStats();
   ctx.server.scripts->FlushFunctions();
   ctx.server.scripts->Flush();
-  ctx.server.faults.Clear();
+  ctx.server.debug->faults.Clear();
   if (ctx.server.connections != nullptr) ctx.server.connections->DropClients(&ctx.session);
   ctx.reply.Ok();
   // The caller's connection goes too, after this reply: nothing survives a restart.
@@ -261,7 +262,7 @@ void DebugCommand(CommandContext& ctx) {
   }
   const bool known = std::any_of(std::begin(kDebugSubcommands), std::end(kDebugSubcommands),
                                  [&](const DebugSubcommand& s) { return ArgIs(sub, s.name); });
-  if (!known) ctx.server.unsupported.RecordSubcommand("debug", sub);
+  if (!known) ctx.server.debug->unsupported.RecordSubcommand("debug", sub);
   ctx.reply.Error({"ERR unknown subcommand or wrong number of arguments for '",
                    errors::CString(sub), "'. Try DEBUG HELP."});
 }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "protocol/request_parser.h"
+#include "server/debug/debug_controls.h"
 #include "server/debug/faults.h"
 #include "server/errors.h"
 #include "server/server_state.h"
@@ -27,17 +28,17 @@ void FaultAdd(CommandContext& ctx) {
     return;
   }
   const std::int64_t max = ctx.server.config.debug_fault_max_rules;
-  if (static_cast<std::int64_t>(ctx.server.faults.rules().size()) >= max) {
+  if (static_cast<std::int64_t>(ctx.server.debug->faults.rules().size()) >= max) {
     ctx.reply.Error("ERR too many fault rules: " + std::to_string(max) +
                     " installed, the most debug-fault-max-rules allows");
     return;
   }
-  ctx.reply.Integer(ctx.server.faults.Add(std::move(rule)));
+  ctx.reply.Integer(ctx.server.debug->faults.Add(std::move(rule)));
 }
 
 // One map per rule, in the order they are tried.
 void FaultList(CommandContext& ctx) {
-  const std::vector<FaultRule>& rules = ctx.server.faults.rules();
+  const std::vector<FaultRule>& rules = ctx.server.debug->faults.rules();
   ctx.reply.ArrayHeader(rules.size());
   for (const FaultRule& rule : rules) {
     ctx.reply.MapHeader(11);
@@ -72,11 +73,11 @@ void FaultDel(CommandContext& ctx) {
     ctx.reply.Error(errors::kNotInteger);
     return;
   }
-  ctx.reply.Integer(ctx.server.faults.Remove(id) ? 1 : 0);
+  ctx.reply.Integer(ctx.server.debug->faults.Remove(id) ? 1 : 0);
 }
 
 void FaultClear(CommandContext& ctx) {
-  ctx.reply.Integer(static_cast<std::int64_t>(ctx.server.faults.Clear()));
+  ctx.reply.Integer(static_cast<std::int64_t>(ctx.server.debug->faults.Clear()));
 }
 
 }  // namespace
@@ -122,7 +123,7 @@ void DebugFailNext(CommandContext& ctx) {
     rule.error.insert(0, "ERR ");
   }
   rule.times = count;
-  FaultRules& faults = ctx.server.faults;
+  FaultRules& faults = ctx.server.debug->faults;
   faults.ReplaceShorthand(faults.fail_next_id,
                           count > 0 ? std::optional<FaultRule>(std::move(rule)) : std::nullopt);
   ctx.reply.Ok();
@@ -142,7 +143,7 @@ void DebugReplyDelay(CommandContext& ctx) {
   FaultRule rule;
   rule.action = FaultAction::kDelay;
   rule.delay_ms = delay;
-  FaultRules& faults = ctx.server.faults;
+  FaultRules& faults = ctx.server.debug->faults;
   faults.ReplaceShorthand(faults.reply_delay_id,
                           delay > 0 ? std::optional<FaultRule>(std::move(rule)) : std::nullopt);
   ctx.reply.Ok();

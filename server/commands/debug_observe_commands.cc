@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "protocol/request_parser.h"
+#include "server/debug/debug_controls.h"
 #include "server/errors.h"
 
 namespace warden::server {
@@ -56,11 +57,11 @@ void DebugWaitBlocked(CommandContext& ctx) {
       timeout_ms == 0
           ? 0
           : ctx.server.clock.MonotonicUs() + std::min(timeout_ms, kMaxWaitBlockedMs) * 1000;
-  ctx.server.blocked_waits.Add(ctx.session, wanted, deadline_us);
+  ctx.server.debug->blocked_waits.Add(ctx.session, wanted, deadline_us);
 }
 
 void DebugUnsupported(CommandContext& ctx) {
-  const UnsupportedCommands& unsupported = ctx.server.unsupported;
+  const UnsupportedCommands& unsupported = ctx.server.debug->unsupported;
   ctx.reply.MapHeader(unsupported.names_since_reset());
   unsupported.ForEachSinceReset([&](std::string_view name, std::uint64_t count) {
     ctx.reply.Bulk(name);

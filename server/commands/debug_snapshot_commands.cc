@@ -12,6 +12,7 @@
 #include <string>
 
 #include "server/commands/commands.h"
+#include "server/debug/debug_controls.h"
 #include "server/errors.h"
 
 namespace warden::server {
@@ -19,7 +20,7 @@ namespace {
 
 std::size_t SnapshotBytes(const ServerState& server, std::string_view except) {
   std::size_t n = 0;
-  for (const auto& [name, snap] : server.snapshots) {
+  for (const auto& [name, snap] : server.debug->snapshots) {
     if (name != except) n += snap->bytes();
   }
   return n;
@@ -29,9 +30,9 @@ void SnapshotSave(CommandContext& ctx, std::string_view name) {
   ServerState& server = ctx.server;
   const Config& config = server.config;
   // Saving under a name in use replaces that snapshot: it counts against neither cap.
-  const bool replacing = server.snapshots.find(name) != server.snapshots.end();
+  const bool replacing = server.debug->snapshots.find(name) != server.debug->snapshots.end();
   if (!replacing && config.snapshot_max_count > 0 &&
-      server.snapshots.size() >= static_cast<std::size_t>(config.snapshot_max_count)) {
+      server.debug->snapshots.size() >= static_cast<std::size_t>(config.snapshot_max_count)) {
     char text[160];
     std::snprintf(text, sizeof(text),
                   "ERR snapshot limit reached: %" PRId64
@@ -60,11 +61,11 @@ void SnapshotSave(CommandContext& ctx, std::string_view name) {
     ctx.reply.Error(text);
     return;
   }
-  auto it = server.snapshots.find(name);
-  if (it != server.snapshots.end()) {
+  auto it = server.debug->snapshots.find(name);
+  if (it != server.debug->snapshots.end()) {
     it->second = std::move(snap);
   } else {
-    server.snapshots.emplace(std::string(name), std::move(snap));
+    server.debug->snapshots.emplace(std::string(name), std::move(snap));
   }
   ctx.reply.Ok();
 }
@@ -75,8 +76,8 @@ void NoSuchSnapshot(CommandContext& ctx, std::string_view name) {
 
 void SnapshotLoad(CommandContext& ctx, std::string_view name) {
   ServerState& server = ctx.server;
-  const auto it = server.snapshots.find(name);
-  if (it == server.snapshots.end()) {
+  const auto it = server.debug->snapshots.find(name);
+  if (it == server.debug->snapshots.end()) {
     NoSuchSnapshot(ctx, name);
     return;
   }
@@ -90,20 +91,20 @@ void SnapshotLoad(CommandContext& ctx, std::string_view name) {
 }
 
 void SnapshotDrop(CommandContext& ctx, std::string_view name) {
-  const auto it = ctx.server.snapshots.find(name);
-  if (it == ctx.server.snapshots.end()) {
+  const auto it = ctx.server.debug->snapshots.find(name);
+  if (it == ctx.server.debug->snapshots.end()) {
     ctx.reply.Integer(0);
     return;
   }
-  ctx.server.snapshots.erase(it);
+  ctx.server.debug->snapshots.erase(it);
   ctx.reply.Integer(1);
 }
 
 // One entry per snapshot, by name: name, keys, bytes and when it was taken (ms on the server's
 // clock), as field/value pairs.
 void SnapshotList(CommandContext& ctx) {
-  ctx.reply.ArrayHeader(ctx.server.snapshots.size());
-  for (const auto& [name, snap] : ctx.server.snapshots) {
+  ctx.reply.ArrayHeader(ctx.server.debug->snapshots.size());
+  for (const auto& [name, snap] : ctx.server.debug->snapshots) {
     ctx.reply.ArrayHeader(8);
     ctx.reply.Bulk("name");
     ctx.reply.Bulk(name);

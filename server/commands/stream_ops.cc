@@ -92,7 +92,7 @@ namespace {
 // A served blocked reader runs outside any command (depth 0); its effects still go together,
 // wrapped in MULTI/EXEC when more than one, as Redis's propagatePendingCommands writes them.
 int EffectDepth(const CommandContext& ctx) {
-  return ctx.server.call_depth > 0 ? ctx.server.call_depth : 1;
+  return ctx.server.call.depth > 0 ? ctx.server.call.depth : 1;
 }
 
 std::string_view Digits(std::int64_t v, char (&buf)[24]) {

@@ -58,8 +58,8 @@ void ExecCommand(CommandContext& ctx) {
   multi.executing = true;
   // One "now" for the whole transaction, as Redis's cached time in nested calls: a key alive
   // for the first command is alive for the last.
-  const bool freeze = server.frozen_now_ms < 0;
-  if (freeze) server.frozen_now_ms = ctx.now_ms;
+  const bool freeze = server.call.frozen_now_ms < 0;
+  if (freeze) server.call.frozen_now_ms = ctx.now_ms;
   ctx.reply.ArrayHeader(queued.size());
   std::vector<std::string_view> args;
   args.swap(multi.exec_args);
@@ -74,7 +74,7 @@ void ExecCommand(CommandContext& ctx) {
   }
   args.swap(multi.exec_args);
   multi.queued.Swap(queued);
-  if (freeze) server.frozen_now_ms = -1;
+  if (freeze) server.call.frozen_now_ms = -1;
   multi.executing = false;
   multi.running = 0;
   DiscardTransaction(server, session);

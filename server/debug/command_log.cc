@@ -6,6 +6,7 @@
 #include "server/command_context.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
+#include "server/debug/debug_controls.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_state.h"
 #include "server/stats/slowlog.h"
@@ -98,11 +99,12 @@ void LogCall(ServerState& server, const Session& session, const CommandSpec& spe
   if (session.is_script) {
     origin = CommandOrigin::kScript;
     if (server.scripts->caller() != nullptr) client = server.scripts->caller();
-  } else if (server.call_depth > 0) {
+  } else if (server.call.depth > 0) {
     // Call() nests only for scripts and EXEC.
     origin = CommandOrigin::kExec;
   }
-  server.command_log.Append(spec, args, now_ms, client->id, client->name, session.db, origin);
+  server.debug->command_log.Append(spec, args, now_ms, client->id, client->name, session.db,
+                                   origin);
 }
 
 }  // namespace warden::server

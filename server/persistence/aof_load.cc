@@ -90,8 +90,8 @@ AofFileLoad LoadAofData(ServerState& server, const std::string& name, std::strin
   session.local = true;
   session.authenticated = true;
   session.name = "aof-loader";
-  const std::int64_t frozen = server.frozen_now_ms;
-  server.frozen_now_ms = kLoadingNowMs;
+  const std::int64_t frozen = server.call.frozen_now_ms;
+  server.call.frozen_now_ms = kLoadingNowMs;
   const bool was_loading = server.loading;
   server.loading = true;
   // What loads is already in the file (DEBUG LOADAOF loads while the file is on).
@@ -108,7 +108,7 @@ AofFileLoad LoadAofData(ServerState& server, const std::string& name, std::strin
   ForgetSession(server, session);
   server.propagation.set_active(propagating);
   server.loading = was_loading;
-  server.frozen_now_ms = frozen;
+  server.call.frozen_now_ms = frozen;
   return load;
 }
 

@@ -15,7 +15,7 @@ namespace {
 // Redis's server.dirty++ makes them.
 void PropagateSelf(CommandContext& ctx) {
   if (ctx.server.propagation.active()) {
-    ctx.server.propagation.Add(ctx.session.db, ctx.args, ctx.server.call_depth);
+    ctx.server.propagation.Add(ctx.session.db, ctx.args, ctx.server.call.depth);
   }
 }
 
@@ -36,7 +36,7 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
       return;
     }
   }
-  if (ctx.server.pre_command_oom && ctx.server.config.maxmemory > 0 &&
+  if (ctx.server.call.pre_command_oom && ctx.server.config.maxmemory > 0 &&
       (function->flags & (kFunctionAllowOom | kFunctionNoWrites)) == 0) {
     ctx.reply.Error(
         "OOM allow-oom flag is not set on the script, can not run it when used memory > "

@@ -394,13 +394,13 @@ std::int64_t ScriptEngine::BeginRun(RunState& run, std::string_view name, Sessio
   script_session_.resp = 2;
   // One "now" for the whole script: a key alive at the start stays alive for every call.
   // Inside EXEC, the transaction's.
-  const std::int64_t outer_now_ms = server_.frozen_now_ms;
-  if (outer_now_ms < 0) server_.frozen_now_ms = server_.clock.NowMs();
+  const std::int64_t outer_now_ms = server_.call.frozen_now_ms;
+  if (outer_now_ms < 0) server_.call.frozen_now_ms = server_.clock.NowMs();
   return outer_now_ms;
 }
 
 void ScriptEngine::EndRun(std::int64_t outer_now_ms) {
-  server_.frozen_now_ms = outer_now_ms;
+  server_.call.frozen_now_ms = outer_now_ms;
   running_ = nullptr;
   caller_ = nullptr;
   busy_ = false;

@@ -1,7 +1,8 @@
-// EVAL, EVALSHA and SCRIPT through the dispatcher (redis-semantics.md 6.1, 6.2, 6.7): argument
-// checks, the script cache, KEYS and ARGV, time frozen at the script's start, and math.random's
-// generator. Replies are redis-server 7.0's (tests/differential/cases/scripting_commands.txt,
-// scripting_api.txt, scripting_time_and_numbers.txt).
+// EVAL, EVALSHA and SCRIPT through the dispatcher (Redis 7.0's eval.c, tests/unit/scripting.tcl):
+// argument checks, the script cache, KEYS and ARGV, time frozen at the script's start, and
+// math.random's generator. Replies are redis-server 7.0's
+// (tests/differential/cases/scripting_commands.txt, scripting_api.txt,
+// scripting_time_and_numbers.txt).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -199,7 +200,7 @@ TEST_F(ScriptTest, FrozenTimeIsReleasedWhenTheScriptEnds) {
   Eval("error('boom')");
   Eval("redis.call('nosuch')");
 
-  EXPECT_EQ(state_.frozen_now_ms, -1);
+  EXPECT_EQ(state_.call.frozen_now_ms, -1);
   EXPECT_EQ(state_.NowMs(), clock_.NowMs());
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/debug/debug_controls.h"
 #include "server/scripting/lock_library_scripts.h"
 #include "server/stats/memory_meter.h"
 #include "tests/server/command_fixture.h"
@@ -107,14 +108,14 @@ TEST_F(AllocationTest, LockLoopMakesNoOperatorNewAllocation) {
 
 // A full command log reuses its slots: each holds the same command every round.
 TEST_F(AllocationTest, LockLoopWithFullCommandLogMakesNoOperatorNewAllocation) {
-  state_.command_log.Start(64);
+  state_.debug->command_log.Start(64);
   int wrong = 0;
 
   const std::size_t counted = CountAllocations([this] { return LockRound(); }, wrong);
 
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(counted, 0u) << "operator new calls in " << kCountedIterations << " iterations";
-  EXPECT_EQ(state_.command_log.size(), 64u);
+  EXPECT_EQ(state_.debug->command_log.size(), 64u);
 }
 
 TEST_F(AllocationTest, ContendedLockLoopMakesNoOperatorNewAllocation) {

@@ -1,4 +1,4 @@
-// INFO, TIME, WAIT and DEBUG through the dispatcher (redis-semantics.md 3.14, 7.5 and 7.8).
+// INFO, TIME, WAIT and DEBUG through the dispatcher (Redis 7.0's server.c and debug.c).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/debug/debug_controls.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {
@@ -176,7 +177,7 @@ TEST_F(AdminCommandsTest, DebugArityComesBeforeRefusal) {
 TEST_F(AdminCommandsTest, RefusedDebugDoesNotRun) {
   Run({"DEBUG", "SET-ACTIVE-EXPIRE", "0"});
 
-  EXPECT_TRUE(state_.active_expire_enabled);
+  EXPECT_TRUE(state_.debug->active_expire_enabled);
 }
 
 Config DebugConfig(DebugCommandPolicy policy) {
@@ -209,19 +210,19 @@ class DebugTest : public CommandTest {
 
 TEST_F(DebugTest, SetActiveExpireSwitchesActiveExpiry) {
   EXPECT_EQ(Run({"DEBUG", "SET-ACTIVE-EXPIRE", "0"}), "+OK\r\n");
-  EXPECT_FALSE(state_.active_expire_enabled);
+  EXPECT_FALSE(state_.debug->active_expire_enabled);
 
   EXPECT_EQ(Run({"debug", "set-active-expire", "1"}), "+OK\r\n");
-  EXPECT_TRUE(state_.active_expire_enabled);
+  EXPECT_TRUE(state_.debug->active_expire_enabled);
 }
 
 // Redis reads the flag with atoi(): any text is accepted, and non-numbers mean 0.
 TEST_F(DebugTest, SetActiveExpireReadsFlagLikeAtoi) {
   EXPECT_EQ(Run({"DEBUG", "SET-ACTIVE-EXPIRE", "abc"}), "+OK\r\n");
-  EXPECT_FALSE(state_.active_expire_enabled);
+  EXPECT_FALSE(state_.debug->active_expire_enabled);
 
   EXPECT_EQ(Run({"DEBUG", "SET-ACTIVE-EXPIRE", "2x"}), "+OK\r\n");
-  EXPECT_TRUE(state_.active_expire_enabled);
+  EXPECT_TRUE(state_.debug->active_expire_enabled);
 }
 
 TEST_F(DebugTest, ObjectDescribesValue) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "server/command_table.h"
+#include "server/debug/debug_controls.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {
@@ -161,7 +162,7 @@ TEST_F(DebugCommandLogTest, OffByDefault) {
   Run({"SET", "k", "v"});
 
   EXPECT_EQ(Run({"DEBUG", "COMMAND-LOG", "GET"}), "*0\r\n");
-  EXPECT_FALSE(state_.command_log.on());
+  EXPECT_FALSE(state_.debug->command_log.on());
 }
 
 TEST_F(DebugCommandLogTest, LogsCommandsButNotItsOwn) {
@@ -280,7 +281,7 @@ TEST_F(DebugCommandLogTest, MaxEntriesPastTheCapIsRefused) {
             "-ERR max-entries must be between 1 and 100 (command-log-max-entries)\r\n");
   EXPECT_EQ(Run({"DEBUG", "COMMAND-LOG", "ON", "x"}),
             "-ERR value is not an integer or out of range\r\n");
-  EXPECT_FALSE(state_.command_log.on());
+  EXPECT_FALSE(state_.debug->command_log.on());
 }
 
 TEST_F(DebugCommandLogTest, BadActionIsASyntaxError) {
@@ -292,7 +293,7 @@ TEST_F(DebugCommandLogTest, RefusedWithoutEnableDebugCommand) {
   state_.config.enable_debug_command = DebugCommandPolicy::kNo;
 
   EXPECT_EQ(Run({"DEBUG", "COMMAND-LOG", "ON"}).substr(0, 30), "-ERR DEBUG command not allowed");
-  EXPECT_FALSE(state_.command_log.on());
+  EXPECT_FALSE(state_.debug->command_log.on());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "server/debug/clock_moves.h"
+#include "server/debug/debug_controls.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {
@@ -54,7 +55,7 @@ class DebugObserveTest : public CommandTest {
 
   // What the server loop does after each batch of commands.
   void AnswerWaits() {
-    state_.blocked_waits.Answer(state_.blocking.blocked_clients(), clock_.MonotonicUs());
+    state_.debug->blocked_waits.Answer(state_.blocking.blocked_clients(), clock_.MonotonicUs());
   }
 
   std::vector<std::unique_ptr<Client>> clients_;
@@ -103,14 +104,14 @@ TEST_F(DebugObserveTest, UnsupportedStartsAgainAfterResetstatButTheShutdownSumma
   Run({"BAR"});
 
   EXPECT_EQ(Run({"DEBUG", "UNSUPPORTED"}), "*2\r\n$3\r\nbar\r\n:1\r\n");
-  EXPECT_EQ(state_.unsupported.SummarySinceStart(), "bar (1), foo (1)");
+  EXPECT_EQ(state_.debug->unsupported.SummarySinceStart(), "bar (1), foo (1)");
 }
 
 TEST_F(DebugObserveTest, UnsupportedNamesAreCutAt128BytesAndLoggedPrintable) {
   Run({std::string(200, 'X')});
   Run({"A\nB"});
 
-  EXPECT_EQ(state_.unsupported.SummarySinceStart(),
+  EXPECT_EQ(state_.debug->unsupported.SummarySinceStart(),
             "a\\x0ab (1), " + std::string(128, 'x') + " (1)");
 }
 
@@ -149,7 +150,7 @@ TEST_F(DebugObserveTest, WaitBlockedWaitsUntilTheCountIsReached) {
   EXPECT_EQ(tester.connection.out, ":2\r\n");
   EXPECT_EQ(tester.connection.unblocked, 1);
   EXPECT_FALSE(tester.session.blocked);
-  EXPECT_TRUE(state_.blocked_waits.empty());
+  EXPECT_TRUE(state_.debug->blocked_waits.empty());
 }
 
 TEST_F(DebugObserveTest, WaitBlockedTimesOutNamingBothNumbers) {
@@ -177,7 +178,7 @@ TEST_F(DebugObserveTest, WaitBlockedDoesNotCountItselfOrOtherWaiters) {
 
   EXPECT_EQ(a.connection.out, "");
   EXPECT_EQ(Run({"DEBUG", "WAIT-BLOCKED", "1", "1"}).substr(0, 5), "-ERR ");
-  EXPECT_EQ(state_.blocked_waits.next_deadline_us(), 0);
+  EXPECT_EQ(state_.debug->blocked_waits.next_deadline_us(), 0);
 }
 
 TEST_F(DebugObserveTest, WaitBlockedWithoutAConnectionAnswersWhatIs) {
@@ -202,9 +203,9 @@ TEST_F(DebugObserveTest, ForgettingAWaiterThatDisconnects) {
   Client& tester = NewClient();
   RunAs(tester, {"DEBUG", "WAIT-BLOCKED", "1"});
 
-  state_.blocked_waits.Remove(tester.session);
+  state_.debug->blocked_waits.Remove(tester.session);
 
-  EXPECT_TRUE(state_.blocked_waits.empty());
+  EXPECT_TRUE(state_.debug->blocked_waits.empty());
 }
 
 // --- moving the clock -----------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // LIST) and --preload's runner on fixture texts.
 #include <gtest/gtest.h>
 
+#include "server/debug/debug_controls.h"
 #include "server/debug/preload.h"
 #include "tests/server/command_fixture.h"
 
@@ -109,7 +110,7 @@ TEST_F(DebugSnapshotTest, DropAnswersWhetherItDropped) {
 TEST_F(DebugSnapshotTest, ListShowsNameKeysBytesAndTime) {
   Run({"SET", "k", "v"});
   Run({"DEBUG", "SNAPSHOT", "SAVE", "a"});
-  const std::string bytes = std::to_string(state_.snapshots.at("a")->bytes());
+  const std::string bytes = std::to_string(state_.debug->snapshots.at("a")->bytes());
 
   EXPECT_EQ(Run({"DEBUG", "SNAPSHOT", "LIST"}),
             "*1\r\n*8\r\n$4\r\nname\r\n$1\r\na\r\n$4\r\nkeys\r\n:1\r\n$5\r\nbytes\r\n:" + bytes +
