@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "server/config/config.h"
+#include "server/config/config_options.h"
 #include "server/debug/debug_controls.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -22,31 +23,9 @@ constexpr char kUsage[] =
     "\n"
     "A single-threaded lock server that speaks the Redis protocol.\n"
     "\n"
-    "Options (also accepted in the config file, one per line, without the dashes):\n"
-    "  --port N                    TCP port (default 6379; 0 picks a free one)\n"
-    "  --bind ADDR [ADDR ...]      addresses to listen on (default 127.0.0.1)\n"
-    "  --unixsocket PATH           also listen on a unix socket\n"
-    "  --unixsocketperm OCTAL      permissions of the unix socket\n"
-    "  --port-file PATH            write the bound port here once ready\n"
-    "  --preload FILE              run the commands in FILE (one per line) before serving\n"
-    "  --requirepass PASSWORD      require AUTH\n"
-    "  --maxclients N              connection limit (default 10000)\n"
-    "  --timeout SECONDS           close idle clients (default 0: never)\n"
-    "  --tcp-keepalive SECONDS     TCP keepalive (default 300)\n"
-    "  --hz N                      background task frequency (default 10)\n"
-    "  --proto-max-bulk-len BYTES  largest bulk argument (default 512mb)\n"
-    "  --client-query-buffer-limit BYTES (default 1gb)\n"
-    "  --busy-reply-threshold MS   alias lua-time-limit (default 5000)\n"
-    "  --active-expire-effort N    1..10 (default 1)\n"
-    "  --enable-debug-command yes|no|local (default no)\n"
-    "  --seed N                    fix every random choice, for reproducible runs\n"
-    "  --command-log-max-entries N most entries DEBUG COMMAND-LOG ON may keep (default 1000000)\n"
-    "  --debug-fault-max-rules N   DEBUG FAULT rules installed at once (default 1000)\n"
-    "  --loglevel debug|verbose|notice|warning|nothing\n"
-    "  --logfile PATH              log here instead of stdout\n"
-    "  --appendonly yes|no         keep an append-only file (default no; README \"Persistence\")\n"
-    "  --appendfsync always|everysec|no, --dir PATH, --appenddirname, --appendfilename\n"
-    "  --save \"\"                   accepted for redis-server compatibility (no RDB)\n";
+    "Every option is also taken in the config file, one per line, without the dashes, and by\n"
+    "CONFIG GET and CONFIG SET.\n"
+    "\n";
 
 }  // namespace
 
@@ -61,6 +40,7 @@ int main(int argc, char** argv) {
   }
   if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
     std::fputs(kUsage, stdout);
+    std::fputs(OptionsHelp().c_str(), stdout);
     return 0;
   }
   Config config;

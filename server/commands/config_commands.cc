@@ -17,6 +17,7 @@
 #include "server/command_table.h"
 #include "server/config/config.h"
 #include "server/config/config_options.h"
+#include "server/config/config_values.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "storage/glob.h"
@@ -79,22 +80,14 @@ void ConfigSetCommand(CommandContext& ctx) {
     bool via_alias = false;
     const ConfigOption* option = FindConfigOption(name, &via_alias);
     if (option == nullptr) {
-      const std::vector<ConfigValue> known = ConfigValues(ctx.server.config);
-      const bool shown = std::any_of(known.begin(), known.end(),
-                                     [&](const ConfigValue& v) { return ArgIs(name, v.name); });
-      if (shown) {
-        ConfigSetFailed(ctx, name, "can't set this config in warden");
-      } else {
-        ctx.reply.Error(
-            {"ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"});
-      }
+      ctx.reply.Error({"ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"});
       return;
     }
-    if (option->mutability == ConfigMutability::kImmutable) {
+    if ((option->flags & kConfigImmutable) != 0) {
       ConfigSetFailed(ctx, name, "can't set immutable config");
       return;
     }
-    if (option->mutability == ConfigMutability::kProtected) {
+    if ((option->flags & kConfigProtected) != 0) {
       ConfigSetFailed(ctx, name, "can't set protected config");
       return;
     }
@@ -109,7 +102,13 @@ void ConfigSetCommand(CommandContext& ctx) {
   }
   Config updated = ctx.server.config;
   for (std::size_t i = 0; i < options.size(); ++i) {
-    if (auto reason = options[i].option->set(updated, ctx.arg(3 + 2 * i))) {
+    const ConfigOption& option = *options[i].option;
+    const std::string_view value = ctx.arg(3 + 2 * i);
+    // A several-word option's value is split at each space, as Redis's sdssplitlen does.
+    const std::vector<std::string_view> words = (option.flags & kConfigMultiWord) != 0
+                                                    ? config_values::SplitSpaces(value)
+                                                    : std::vector<std::string_view>{value};
+    if (auto reason = option.set(updated, words)) {
       ConfigSetFailed(ctx, options[i].name, *reason);
       return;
     }

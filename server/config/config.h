@@ -146,7 +146,8 @@ struct ConfigDirective {
   std::vector<std::string> args;
 };
 
-// Applies one directive. Returns an error for an unknown option or a bad value.
+// Applies one directive through its option row (config_options.h). Returns an error for an
+// unknown option or a bad value.
 std::optional<ConfigError> ApplyDirective(Config& config, const ConfigDirective& directive);
 
 // Splits a redis.conf-style text into directives (sdssplitargs rules, '#' comments).
@@ -157,14 +158,13 @@ std::optional<ConfigError> ParseConfigText(std::string_view text,
 // Directives from the command line apply after the file's.
 std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config);
 
-// The names of every option CONFIG GET knows, with the current value as Redis prints it.
+// Every option CONFIG GET knows (its aliases as options of their own, as in Redis), with the
+// current value as Redis prints it.
 struct ConfigValue {
   std::string_view name;
   std::string value;
 };
 std::vector<ConfigValue> ConfigValues(const Config& config);
-// The tls-* values, appended by ConfigValues (tls_options.cc).
-void AppendTlsConfigValues(const Config& config, std::vector<ConfigValue>& out);
 
 // latency-tracking-info-percentiles' value: space-separated numbers in [0, 100] ("" for none).
 // Returns Redis's error text on failure.

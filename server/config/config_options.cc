@@ -1,17 +1,13 @@
 #include "server/config/config_options.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cinttypes>
-#include <climits>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <vector>
 
-#include "protocol/request_parser.h"
 #include "server/command_context.h"
-#include "server/config/config_values.h"
+#include "server/config/option_rows.h"
 #include "server/eviction.h"
 #include "server/log.h"
 #include "server/notify.h"
@@ -21,11 +17,88 @@ namespace warden::server {
 namespace {
 
 using namespace config_values;  // NOLINT(build/namespaces): the table is built from them
+using namespace option_rows;    // NOLINT(build/namespaces)
+using storage::EncodingLimits;
 
-SetResult SetOutputBufferLimit(Config& c, std::string_view v) {
-  const std::vector<std::string_view> a = SplitSpaces(v);
-  if (a.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
-  // All groups are checked before any applies.
+// --- The options whose parsing is their own ---------------------------------------------------
+
+// Redis's setConfigBindOption: up to 16 addresses; "" for none.
+ConfigSetResult SetBind(Config& c, Words a) {
+  if (a.size() > 16) return "Too many bind addresses specified.";
+  c.bind.assign(a.begin(), a.end());
+  if (c.bind.size() == 1 && c.bind[0].empty()) c.bind.clear();
+  return std::nullopt;
+}
+
+std::string GetBind(const Config& c) {
+  std::string out;
+  for (const std::string& b : c.bind) out += (out.empty() ? "" : " ") + b;
+  return out;
+}
+
+ConfigSetResult SetUnixsocketperm(Config& c, Words a) {
+  int perm = 0;
+  const std::string_view v = a[0];
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), perm, 8);
+  if (v.empty() || ec != std::errc() || ptr != v.data() + v.size()) {
+    return "argument couldn't be parsed into an integer";
+  }
+  if (perm > 0777) return Between(0, 0777);
+  c.unixsocketperm = perm;
+  return std::nullopt;
+}
+
+std::string GetUnixsocketperm(const Config& c) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%o", c.unixsocketperm);
+  return buf;
+}
+
+ConfigSetResult SetRequirepass(Config& c, Words a) {
+  c.requirepass.assign(a[0]);
+  return std::nullopt;
+}
+
+constexpr std::string_view kPubsubDefaults[] = {"allchannels", "resetchannels"};
+
+ConfigSetResult SetAclPubsubDefault(Config& c, Words a) {
+  std::string value;
+  if (auto err = SetEnum(a[0], kPubsubDefaults, value)) return err;
+  c.acl_pubsub_default_all = value == "allchannels";
+  return std::nullopt;
+}
+
+std::string GetAclPubsubDefault(const Config& c) {
+  return c.acl_pubsub_default_all ? "allchannels" : "resetchannels";
+}
+
+// Redis's updateHZ keeps the value within 1..500 without complaint.
+ConfigSetResult SetHz(Config& c, Words a) {
+  std::int64_t hz = 0;
+  ConfigSetResult err = SetInteger(a[0], 0, kIntMax, hz);
+  if (!err) c.hz = static_cast<int>(std::clamp<std::int64_t>(hz, 1, 500));
+  return err;
+}
+
+std::string GetHz(const Config& c) { return std::to_string(c.hz); }
+
+ConfigSetResult SetProtoMaxBulkLen(Config& c, Words a) {
+  std::int64_t limit = 0;
+  if (auto err = SetMemory(a[0], 1024 * 1024, kLongMax, limit)) return err;
+  // An entry keeps 31 bits of value length.
+  if (limit > 0x7FFFFFFF) return "argument must be at most 2gb - 1 in warden";
+  c.proto_max_bulk_len = limit;
+  return std::nullopt;
+}
+
+std::string GetProtoMaxBulkLen(const Config& c) { return std::to_string(c.proto_max_bulk_len); }
+std::string RewriteProtoMaxBulkLen(const Config& c) { return FormatMemory(c.proto_max_bulk_len); }
+
+// Redis's "<class> <hard> <soft> <soft-seconds>" groups; all are checked before any applies.
+ConfigSetResult SetOutputBufferLimit(Config& c, Words a) {
+  if (a.empty() || a.size() % 4 != 0) {
+    return "Wrong number of arguments in buffer limit configuration.";
+  }
   Config updated = c;
   for (std::size_t i = 0; i < a.size(); i += 4) {
     OutputBufferLimit* target = nullptr;
@@ -53,7 +126,23 @@ SetResult SetOutputBufferLimit(Config& c, std::string_view v) {
   return std::nullopt;
 }
 
-std::string FormatOutputBufferLimit(const Config& c) {
+std::string GetOutputBufferLimit(const Config& c) {
+  std::string out;
+  const auto add = [&out](std::string_view cls, const OutputBufferLimit& l) {
+    if (!out.empty()) out += ' ';
+    out += cls;
+    for (std::int64_t v : {l.hard_bytes, l.soft_bytes, l.soft_seconds}) {
+      out += ' ';
+      out += std::to_string(v);
+    }
+  };
+  add("normal", c.output_limit_normal);
+  add("slave", c.output_limit_replica);
+  add("pubsub", c.output_limit_pubsub);
+  return out;
+}
+
+std::string RewriteOutputBufferLimit(const Config& c) {
   std::string out;
   const auto add = [&out](std::string_view cls, const OutputBufferLimit& l) {
     if (!out.empty()) out += '\n';
@@ -67,10 +156,53 @@ std::string FormatOutputBufferLimit(const Config& c) {
   return out;
 }
 
+ConfigSetResult SetPercentiles(Config& c, Words a) {
+  std::vector<std::string> words(a.begin(), a.end());
+  if (words.empty()) words.emplace_back();
+  return ParsePercentiles(words, c.latency_tracking_info_percentiles);
+}
+
+std::string GetPercentiles(const Config& c) {
+  return FormatPercentiles(c.latency_tracking_info_percentiles);
+}
+
+ConfigSetResult SetNotifyKeyspaceEvents(Config& c, Words a) {
+  const std::optional<int> flags = ParseNotifyKeyspaceEvents(a[0]);
+  if (!flags) return std::string(kBadNotifyClass);
+  c.notify_keyspace_events = *flags;
+  return std::nullopt;
+}
+
+std::string GetNotifyKeyspaceEvents(const Config& c) {
+  return FormatNotifyKeyspaceEvents(c.notify_keyspace_events);
+}
+
+// Quoted, as Redis's rewriteConfigNotifyKeyspaceEventsOption writes it: "" is a value.
+std::string RewriteNotifyKeyspaceEvents(const Config& c) {
+  return Quoted(GetNotifyKeyspaceEvents(c));
+}
+
+constexpr std::string_view kDebugPolicies[] = {"no", "yes", "local"};
+
+ConfigSetResult SetEnableDebugCommand(Config& c, Words a) {
+  std::string value;
+  if (auto err = SetEnum(a[0], kDebugPolicies, value)) return err;
+  c.enable_debug_command = value == "yes"     ? DebugCommandPolicy::kYes
+                           : value == "local" ? DebugCommandPolicy::kLocal
+                                              : DebugCommandPolicy::kNo;
+  return std::nullopt;
+}
+
+std::string GetEnableDebugCommand(const Config& c) {
+  return c.enable_debug_command == DebugCommandPolicy::kYes     ? "yes"
+         : c.enable_debug_command == DebugCommandPolicy::kLocal ? "local"
+                                                                : "no";
+}
+
 // Redis's checks for save's "<seconds> <changes> ..." pairs; warden keeps nothing on disk, so
-// only the empty schedule is taken (as its config file loader does).
-SetResult SetSave(Config& c, std::string_view v) {
-  const std::vector<std::string_view> a = SplitSpaces(v);
+// only the empty schedule is taken.
+ConfigSetResult SetSave(Config& c, Words a) {
+  if (a.size() == 1 && a[0].empty()) a = {};
   if (a.size() % 2 != 0) return "Invalid save parameters";
   for (std::size_t j = 0; j < a.size(); ++j) {
     const std::string text(a[j]);
@@ -85,11 +217,111 @@ SetResult SetSave(Config& c, std::string_view v) {
   return std::nullopt;
 }
 
-SetResult SetAppendonly(Config& c, std::string_view v) { return SetBool(v, c.appendonly); }
+std::string GetSave(const Config& c) { return c.save; }
+std::string RewriteSave(const Config&) { return "\"\""; }
+
+template <std::string Config::*field, const char* kEmpty, const char* kPath>
+ConfigSetResult SetBaseName(Config& c, Words a) {
+  if (a[0].empty()) return kEmpty;
+  if (a[0].find('/') != std::string_view::npos) return kPath;
+  (c.*field).assign(a[0]);
+  return std::nullopt;
+}
+constexpr char kAofFileEmpty[] = "appendfilename can't be empty";
+constexpr char kAofFilePath[] = "appendfilename can't be a path, just a filename";
+constexpr char kAofDirEmpty[] = "appenddirname can't be empty";
+constexpr char kAofDirPath[] = "appenddirname can't be a path, just a dirname";
+
+std::string GetAppendfilename(const Config& c) { return c.appendfilename; }
+std::string GetAppenddirname(const Config& c) { return c.appenddirname; }
+std::string RewriteAppendfilename(const Config& c) { return Quoted(c.appendfilename); }
+std::string RewriteAppenddirname(const Config& c) { return Quoted(c.appenddirname); }
+
+// Options of Redis's whose only value in warden is "no": yes is refused with `Why`.
+template <const char* Why>
+ConfigSetResult SetOnlyNo(Config&, Words a) {
+  bool on = false;
+  if (auto err = SetBool(a[0], on)) return err;
+  if (on) return Why;
+  return std::nullopt;
+}
+constexpr char kNoDaemon[] = "warden does not daemonize: run it under a supervisor";
+constexpr char kNoCluster[] = "warden has no cluster mode";
+std::string GetNo(const Config&) { return "no"; }
+
+// Accepted with either value and without effect (Redis's dynamic-hz and lazyfree-lazy-user-flush:
+// warden's hz stays as set, and large values are always freed in slices).
+ConfigSetResult SetIgnoredBool(Config&, Words a) {
+  bool ignored = false;
+  return SetBool(a[0], ignored);
+}
+
+ConfigSetResult SetUser(Config& c, Words a) {
+  c.users.emplace_back(a.begin(), a.end());
+  return std::nullopt;
+}
+
+ConfigSetResult SetSeed(Config& c, Words a) {
+  const std::string_view v = a[0];
+  if (EqualsNoCase(v, "random")) {
+    c.seed.reset();
+    return std::nullopt;
+  }
+  std::uint64_t seed = 0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
+  if (v.empty() || ec != std::errc() || ptr != v.data() + v.size()) {
+    return "argument must be an unsigned 64-bit integer or 'random'";
+  }
+  c.seed = seed;
+  return std::nullopt;
+}
+
+std::string GetSeed(const Config& c) { return c.seed ? std::to_string(*c.seed) : "random"; }
+
+// --- What a CONFIG SET must do besides changing the value -------------------------------------
+
+// port and bind take effect at once, as in Redis: the listeners are replaced.
+ConfigSetResult ApplyPort(ServerState& s) {
+  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
+  return "Unable to listen on this port. Check server logs.";
+}
+
+ConfigSetResult ApplyBind(ServerState& s) {
+  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
+  return "Failed to bind to specified addresses.";
+}
+
+// requirepass is the default user's password (Redis's ACLUpdateDefaultUserPassword).
+ConfigSetResult ApplyRequirepass(ServerState& s) {
+  s.acl.SetDefaultPassword(s.config.requirepass);
+  return std::nullopt;
+}
+
+ConfigSetResult ApplyAclPubsubDefault(ServerState& s) {
+  s.acl.pubsub_default_all = s.config.acl_pubsub_default_all;
+  return std::nullopt;
+}
+
+ConfigSetResult ApplyActiveExpireEffort(ServerState& s) {
+  const int effort = s.config.active_expire_effort - 1;
+  s.active_expiry.set_options(
+      {.keys_per_loop = 20 + 5 * effort, .acceptable_stale_percent = 10 - effort});
+  return std::nullopt;
+}
+
+ConfigSetResult ApplyLoglevel(ServerState& s) {
+  if (s.log != nullptr) s.log->set_level(ParseLogLevel(s.config.loglevel));
+  return std::nullopt;
+}
+
+ConfigSetResult ApplyEviction(ServerState& s) {
+  ApplyEvictionConfig(s);
+  return std::nullopt;
+}
 
 // On: the data set is rewritten into a new base while writes go on (Aof::Enable). Off: the file
 // is written, synced and closed, as Redis's stopAppendOnly.
-SetResult ApplyAppendonly(ServerState& s) {
+ConfigSetResult ApplyAppendonly(ServerState& s) {
   if (!s.config.appendonly && s.aof.on()) {
     s.propagation.set_active(false);
     s.aof.Stop();
@@ -100,312 +332,195 @@ SetResult ApplyAppendonly(ServerState& s) {
   return std::nullopt;
 }
 
-SetResult ApplyAppendfsync(ServerState& s) {
+ConfigSetResult ApplyAppendfsync(ServerState& s) {
   s.aof.set_policy(ParseAppendFsync(s.config.appendfsync));
   return std::nullopt;
 }
 
-constexpr std::string_view kFsyncPolicies[] = {"everysec", "always", "no"};
-constexpr std::string_view kPubsubDefaults[] = {"allchannels", "resetchannels"};
-
-// requirepass is the default user's password (Redis's ACLUpdateDefaultUserPassword).
-SetResult ApplyRequirepass(ServerState& s) {
-  s.acl.SetDefaultPassword(s.config.requirepass);
-  return std::nullopt;
-}
-
-SetResult ApplyAclPubsubDefault(ServerState& s) {
-  s.acl.pubsub_default_all = s.config.acl_pubsub_default_all;
-  return std::nullopt;
-}
+// --- The table --------------------------------------------------------------------------------
 
 constexpr std::string_view kLogLevels[] = {"debug", "verbose", "notice", "warning"};
 constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
                                           "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
                                           "allkeys-random", "noeviction"};
+constexpr std::string_view kFsyncPolicies[] = {"everysec", "always", "no"};
 
-SetResult ApplyEviction(ServerState& s) {
-  ApplyEvictionConfig(s);
-  return std::nullopt;
-}
+constexpr std::uint32_t kImm = kConfigImmutable;
+constexpr std::uint32_t kWarden = kConfigWarden;
+template <auto M>
+using F = Field<M>;
+template <auto M>
+using Enc = SubField<&Config::encoding, M>;
 
-SetResult ApplyLoglevel(ServerState& s) {
-  if (s.log != nullptr) s.log->set_level(ParseLogLevel(s.config.loglevel));
-  return std::nullopt;
-}
-
-SetResult ApplyActiveExpireEffort(ServerState& s) {
-  const int effort = s.config.active_expire_effort - 1;
-  s.active_expiry.set_options(
-      {.keys_per_loop = 20 + 5 * effort, .acceptable_stale_percent = 10 - effort});
-  return std::nullopt;
-}
-
-// port and bind take effect at once, as in Redis: the listeners are replaced.
-SetResult ApplyPort(ServerState& s) {
-  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
-  return "Unable to listen on this port. Check server logs.";
-}
-
-SetResult ApplyBind(ServerState& s) {
-  if (s.connections == nullptr || !s.connections->Relisten()) return std::nullopt;
-  return "Failed to bind to specified addresses.";
-}
-
-// Redis's setConfigBindOption: addresses separated by spaces, "" for none.
-SetResult SetBind(Config& c, std::string_view v) {
-  std::vector<std::string_view> a = SplitSpaces(v);
-  if (a.size() > 16) return "Too many bind addresses specified.";
-  if (a.size() == 1 && a[0].empty()) a.clear();
-  c.bind.assign(a.begin(), a.end());
-  return std::nullopt;
-}
-
-constexpr auto kMut = ConfigMutability::kMutable;
-constexpr auto kImm = ConfigMutability::kImmutable;
-constexpr auto kProt = ConfigMutability::kProtected;
-constexpr std::int64_t kIntMax = INT32_MAX;
-constexpr std::int64_t kLongMax = INT64_MAX;
-
-// Bounds, kinds and texts are Redis 7.0's (config.c's standardConfig table). The options read
-// where they are used (timeout, maxclients, output limits, encodings, requirepass...) need no
-// apply step; hz is picked up by the next cron tick.
-// clang-format off
-// A multi-argument option given as one value: split at each space, as sdssplitlen does (two
-// spaces make an empty, invalid word); "" means none.
-SetResult SetPercentiles(Config& c, std::string_view value) {
-  std::vector<std::string> words;
-  for (std::size_t at = 0; !value.empty() && at <= value.size();) {
-    const std::size_t end = std::min(value.find(' ', at), value.size());
-    words.emplace_back(value.substr(at, end - at));
-    at = end + 1;
-  }
-  if (words.empty()) words.emplace_back();
-  return ParsePercentiles(words, c.latency_tracking_info_percentiles);
-}
-
-constexpr ConfigOption kConfigOptions[] = {
-    {"port", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, 65535, c.port); },
-     [](const Config& c) { return std::to_string(c.port); }, ApplyPort},
-    {"bind", "", kMut, SetBind,
-     [](const Config& c) {
-       std::string out;
-       for (const std::string& b : c.bind) out += (out.empty() ? "" : " ") + b;
-       return out;
-     }, ApplyBind},
-    {"unixsocket", "", kImm, nullptr, [](const Config& c) { return Quoted(c.unixsocket); }, nullptr},
-    {"aclfile", "", kImm, nullptr, [](const Config& c) { return Quoted(c.aclfile); }, nullptr},
-    {"unixsocketperm", "", kImm, nullptr,
-     [](const Config& c) {
-       char buf[16];
-       std::snprintf(buf, sizeof(buf), "%o", c.unixsocketperm);
-       return std::string(buf);
-     }, nullptr},
-    {"requirepass", "", kMut,
-     [](Config& c, std::string_view v) -> SetResult { c.requirepass = std::string(v); return std::nullopt; },
-     [](const Config& c) { return Quoted(c.requirepass); }, ApplyRequirepass},
-    {"acllog-max-len", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.acllog_max_len); },
-     [](const Config& c) { return std::to_string(c.acllog_max_len); }, nullptr},
-    {"acl-pubsub-default", "", kMut,
-     [](Config& c, std::string_view v) -> SetResult {
-       std::string value;
-       if (auto err = SetEnum(v, kPubsubDefaults, value)) return err;
-       c.acl_pubsub_default_all = value == "allchannels";
-       return std::nullopt;
-     },
-     [](const Config& c) {
-       return std::string(c.acl_pubsub_default_all ? "allchannels" : "resetchannels");
-     }, ApplyAclPubsubDefault},
-    {"hz", "", kMut,
-     [](Config& c, std::string_view v) {
-       // Redis's updateHZ keeps the value within 1..500 without complaint.
-       std::int64_t hz = 0;
-       SetResult err = SetInteger(v, 0, kIntMax, hz);
-       if (!err) c.hz = static_cast<int>(std::clamp<std::int64_t>(hz, 1, 500));
-       return err;
-     },
-     [](const Config& c) { return std::to_string(c.hz); }, nullptr},
-    {"maxclients", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 1, UINT32_MAX, c.maxclients); },
-     [](const Config& c) { return std::to_string(c.maxclients); }, nullptr},
-    {"timeout", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.timeout_s); },
-     [](const Config& c) { return std::to_string(c.timeout_s); }, nullptr},
-    {"tcp-keepalive", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.tcp_keepalive_s); },
-     [](const Config& c) { return std::to_string(c.tcp_keepalive_s); }, nullptr},
-    {"tcp-backlog", "", kImm, nullptr, [](const Config& c) { return std::to_string(c.tcp_backlog); }, nullptr},
-    {"proto-max-bulk-len", "", kMut,
-     [](Config& c, std::string_view v) -> SetResult {
-       std::int64_t limit = 0;
-       if (auto err = SetMemory(v, 1024 * 1024, kLongMax, limit)) return err;
-       // An entry keeps 31 bits of value length.
-       if (limit > 0x7FFFFFFF) return "argument must be at most 2gb - 1 in warden";
-       c.proto_max_bulk_len = limit;
-       return std::nullopt;
-     },
-     [](const Config& c) { return FormatMemory(c.proto_max_bulk_len); }, nullptr},
-    {"client-query-buffer-limit", "", kMut,
-     [](Config& c, std::string_view v) { return SetMemory(v, 1024 * 1024, kLongMax, c.client_query_buffer_limit); },
-     [](const Config& c) { return FormatMemory(c.client_query_buffer_limit); }, nullptr},
-    {"client-output-buffer-limit", "", kMut, SetOutputBufferLimit, FormatOutputBufferLimit, nullptr},
-    {"shutdown-timeout", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.shutdown_timeout_s); },
-     [](const Config& c) { return std::to_string(c.shutdown_timeout_s); }, nullptr},
-    {"busy-reply-threshold", "lua-time-limit", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.busy_reply_threshold_ms); },
-     [](const Config& c) { return std::to_string(c.busy_reply_threshold_ms); }, nullptr},
-    {"active-expire-effort", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 1, 10, c.active_expire_effort); },
-     [](const Config& c) { return std::to_string(c.active_expire_effort); }, ApplyActiveExpireEffort},
-    {"databases", "", kImm, nullptr, [](const Config& c) { return std::to_string(c.databases); }, nullptr},
-    {"hash-max-listpack-entries", "hash-max-ziplist-entries", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.hash_max_listpack_entries); },
-     [](const Config& c) { return std::to_string(c.encoding.hash_max_listpack_entries); }, nullptr},
-    {"hash-max-listpack-value", "hash-max-ziplist-value", kMut,
-     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.encoding.hash_max_listpack_value); },
-     [](const Config& c) { return FormatMemory(static_cast<std::int64_t>(c.encoding.hash_max_listpack_value)); }, nullptr},
-    {"set-max-intset-entries", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.set_max_intset_entries); },
-     [](const Config& c) { return std::to_string(c.encoding.set_max_intset_entries); }, nullptr},
-    {"zset-max-listpack-entries", "zset-max-ziplist-entries", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.zset_max_listpack_entries); },
-     [](const Config& c) { return std::to_string(c.encoding.zset_max_listpack_entries); }, nullptr},
-    {"zset-max-listpack-value", "zset-max-ziplist-value", kMut,
-     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.encoding.zset_max_listpack_value); },
-     [](const Config& c) { return FormatMemory(static_cast<std::int64_t>(c.encoding.zset_max_listpack_value)); }, nullptr},
-    {"list-max-listpack-size", "list-max-ziplist-size", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, INT32_MIN, INT32_MAX, c.encoding.list_max_listpack_size); },
-     [](const Config& c) { return std::to_string(c.encoding.list_max_listpack_size); }, nullptr},
-    {"stream-node-max-bytes", "", kMut,
-     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.encoding.stream_node_max_bytes); },
-     [](const Config& c) { return FormatMemory(static_cast<std::int64_t>(c.encoding.stream_node_max_bytes)); }, nullptr},
-    {"stream-node-max-entries", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.encoding.stream_node_max_entries); },
-     [](const Config& c) { return std::to_string(c.encoding.stream_node_max_entries); }, nullptr},
-    {"protected-mode", "", kMut,
-     [](Config& c, std::string_view v) { return SetBool(v, c.protected_mode); },
-     [](const Config& c) { return YesNo(c.protected_mode); }, nullptr},
-    {"enable-debug-command", "", kImm, nullptr,
-     [](const Config& c) {
-       return std::string(c.enable_debug_command == DebugCommandPolicy::kYes     ? "yes"
-                          : c.enable_debug_command == DebugCommandPolicy::kLocal ? "local"
-                                                                                 : "no");
-     }, nullptr},
-    {"loglevel", "", kMut,
-     [](Config& c, std::string_view v) { return SetEnum(v, kLogLevels, c.loglevel); },
-     [](const Config& c) { return c.loglevel; }, ApplyLoglevel},
-    {"logfile", "", kImm, nullptr, [](const Config& c) { return Quoted(c.logfile); }, nullptr},
-    {"save", "", kMut, SetSave, [](const Config&) { return std::string("\"\""); }, nullptr},
-    {"appendonly", "", kMut, SetAppendonly, [](const Config& c) { return YesNo(c.appendonly); },
-     ApplyAppendonly},
-    {"appendfsync", "", kMut,
-     [](Config& c, std::string_view v) { return SetEnum(v, kFsyncPolicies, c.appendfsync); },
-     [](const Config& c) { return c.appendfsync; }, ApplyAppendfsync},
-    {"appendfilename", "", kImm, nullptr, [](const Config& c) { return c.appendfilename; }, nullptr},
-    {"appenddirname", "", kImm, nullptr, [](const Config& c) { return c.appenddirname; }, nullptr},
-    {"auto-aof-rewrite-percentage", "", kMut,
-     [](Config& c, std::string_view v) {
-       return SetInteger(v, 0, kIntMax, c.auto_aof_rewrite_percentage);
-     },
-     [](const Config& c) { return std::to_string(c.auto_aof_rewrite_percentage); }, nullptr},
-    {"auto-aof-rewrite-min-size", "", kMut,
-     [](Config& c, std::string_view v) {
-       return SetMemory(v, 0, kLongMax, c.auto_aof_rewrite_min_size);
-     },
-     [](const Config& c) { return std::to_string(c.auto_aof_rewrite_min_size); }, nullptr},
-    {"aof-load-truncated", "", kMut,
-     [](Config& c, std::string_view v) { return SetBool(v, c.aof_load_truncated); },
-     [](const Config& c) { return YesNo(c.aof_load_truncated); }, nullptr},
-    {"aof-timestamp-enabled", "", kMut,
-     [](Config& c, std::string_view v) { return SetBool(v, c.aof_timestamp_enabled); },
-     [](const Config& c) { return YesNo(c.aof_timestamp_enabled); }, nullptr},
-    {"aof-use-rdb-preamble", "", kMut,
-     [](Config& c, std::string_view v) { return SetBool(v, c.aof_use_rdb_preamble); },
-     [](const Config& c) { return YesNo(c.aof_use_rdb_preamble); }, nullptr},
-    {"dir", "", kProt, nullptr, [](const Config& c) { return Quoted(c.dir); }, nullptr},
-    {"daemonize", "", kImm, nullptr, [](const Config&) { return std::string("no"); }, nullptr},
-    {"cluster-enabled", "", kImm, nullptr, [](const Config&) { return std::string("no"); }, nullptr},
-    {"maxmemory", "", kMut,
-     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.maxmemory); },
-     [](const Config& c) { return std::to_string(c.maxmemory); }, nullptr},
-    {"maxmemory-policy", "", kMut,
-     [](Config& c, std::string_view v) { return SetEnum(v, kPolicies, c.maxmemory_policy); },
-     [](const Config& c) { return c.maxmemory_policy; }, ApplyEviction},
-    {"maxmemory-samples", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 1, kIntMax, c.maxmemory_samples); },
-     [](const Config& c) { return std::to_string(c.maxmemory_samples); }, nullptr},
-    {"maxmemory-eviction-tenacity", "", kMut,
-     [](Config& c, std::string_view v) {
-       return SetInteger(v, 0, 100, c.maxmemory_eviction_tenacity);
-     },
-     [](const Config& c) { return std::to_string(c.maxmemory_eviction_tenacity); }, nullptr},
-    {"lfu-log-factor", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.lfu_log_factor); },
-     [](const Config& c) { return std::to_string(c.lfu_log_factor); }, ApplyEviction},
-    {"lfu-decay-time", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.lfu_decay_time); },
-     [](const Config& c) { return std::to_string(c.lfu_decay_time); }, ApplyEviction},
-    {"notify-keyspace-events", "", kMut,
-     [](Config& c, std::string_view v) -> SetResult {
-       const std::optional<int> flags = ParseNotifyKeyspaceEvents(v);
-       if (!flags) return std::string(kBadNotifyClass);
-       c.notify_keyspace_events = *flags;
-       return std::nullopt;
-     },
-     [](const Config& c) { return FormatNotifyKeyspaceEvents(c.notify_keyspace_events); }, nullptr},
-    {"slowlog-log-slower-than", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, -1, kLongMax, c.slowlog_log_slower_than_us); },
-     [](const Config& c) { return std::to_string(c.slowlog_log_slower_than_us); }, nullptr},
-    {"slowlog-max-len", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.slowlog_max_len); },
-     [](const Config& c) { return std::to_string(c.slowlog_max_len); }, nullptr},
-    {"latency-monitor-threshold", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.latency_monitor_threshold_ms); },
-     [](const Config& c) { return std::to_string(c.latency_monitor_threshold_ms); }, nullptr},
-    {"lua-native-scripts", "", kMut,
-     [](Config& c, std::string_view v) { return SetBool(v, c.lua_native_scripts); },
-     [](const Config& c) { return std::string(c.lua_native_scripts ? "yes" : "no"); }, nullptr},
-    {"latency-tracking", "", kMut,
-     [](Config& c, std::string_view v) { return SetBool(v, c.latency_tracking); },
-     [](const Config& c) { return std::string(c.latency_tracking ? "yes" : "no"); }, nullptr},
-    {"latency-tracking-info-percentiles", "", kMut, SetPercentiles,
-     [](const Config& c) { return FormatPercentiles(c.latency_tracking_info_percentiles); }, nullptr},
-    // warden's own options: set at start only, and left as written by CONFIG REWRITE.
-    {"port-file", "", kImm, nullptr, nullptr, nullptr},
-    {"preload", "", kImm, nullptr, nullptr, nullptr},
-    {"snapshot-max-count", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, kLongMax, c.snapshot_max_count); },
-     [](const Config& c) { return std::to_string(c.snapshot_max_count); }, nullptr},
-    {"snapshot-max-bytes", "", kMut,
-     [](Config& c, std::string_view v) { return SetMemory(v, 0, kLongMax, c.snapshot_max_bytes); },
-     [](const Config& c) { return FormatMemory(c.snapshot_max_bytes); }, nullptr},
-    {"seed", "", kImm, nullptr, nullptr, nullptr},
-    {"command-log-max-entries", "", kImm, nullptr, nullptr, nullptr},
-    {"debug-fault-max-rules", "", kImm, nullptr, nullptr, nullptr},
-    {"script-memory-limit", "", kImm, nullptr, nullptr, nullptr},
+// Kinds, bounds and texts are Redis 7.0's (config.c's standardConfig table), warden's own
+// options last. hz is picked up by the next cron tick; the others without an apply step are read
+// where they are used.
+const ConfigOption kConfigOptions[] = {
+    // Network and clients.
+    Int<F<&Config::port>, 0, 65535>("port", 0, "TCP port (0 picks a free one)", ApplyPort),
+    Special("bind", kConfigMultiWord, "addresses to listen on", SetBind, GetBind, GetBind,
+            ApplyBind),
+    String<F<&Config::unixsocket>>("unixsocket", kImm, "also listen on this unix socket"),
+    Special("unixsocketperm", kImm, "the unix socket's permissions, in octal", SetUnixsocketperm,
+            GetUnixsocketperm, GetUnixsocketperm),
+    Bool<F<&Config::protected_mode>>("protected-mode", 0,
+                                     "without a password, refuse clients from other hosts"),
+    Int<F<&Config::tcp_backlog>, 0, kIntMax>("tcp-backlog", kImm, "listen() backlog"),
+    Int<F<&Config::tcp_keepalive_s>, 0, kIntMax>("tcp-keepalive", 0,
+                                                 "seconds between TCP keepalive probes"),
+    Int<F<&Config::timeout_s>, 0, kIntMax>("timeout", 0,
+                                           "close a client idle this many seconds (0: never)"),
+    Special(
+        "maxclients", 0, "most clients at once",
+        [](Config& c, Words w) { return SetInteger(w[0], 1, UINT32_MAX, c.maxclients); },
+        [](const Config& c) { return std::to_string(c.maxclients); },
+        [](const Config& c) { return std::to_string(c.maxclients); }),
+    Special("proto-max-bulk-len", 0, "largest bulk argument (at most 2gb - 1)", SetProtoMaxBulkLen,
+            GetProtoMaxBulkLen, RewriteProtoMaxBulkLen),
+    Memory<F<&Config::client_query_buffer_limit>, 1024 * 1024, kLongMax>(
+        "client-query-buffer-limit", 0, "largest request a client may have pending"),
+    Special("client-output-buffer-limit", kConfigMultiWord,
+            "<class> <hard> <soft> <soft-seconds>: when a slow reader is closed",
+            SetOutputBufferLimit, GetOutputBufferLimit, RewriteOutputBufferLimit),
+    Int<F<&Config::shutdown_timeout_s>, 0, kIntMax>(
+        "shutdown-timeout", 0, "seconds replies may take to reach slow readers on SIGTERM"),
+    // Security.
+    Special(
+        "requirepass", kConfigSensitive, "the default user's password", SetRequirepass,
+        [](const Config& c) { return c.requirepass; },
+        [](const Config& c) { return Quoted(c.requirepass); }, ApplyRequirepass),
+    String<F<&Config::aclfile>>("aclfile", kImm, "the ACL file (ACL LOAD, ACL SAVE)"),
+    Special("user", kConfigFileOnly | kConfigMultiWord, "an ACL user: name and rules", SetUser,
+            nullptr, nullptr),
+    Int<F<&Config::acllog_max_len>, 0, kLongMax>("acllog-max-len", 0, "ACL LOG's length"),
+    Special("acl-pubsub-default", 0, "channels a new user may use: allchannels|resetchannels",
+            SetAclPubsubDefault, GetAclPubsubDefault, GetAclPubsubDefault, ApplyAclPubsubDefault),
+    Special("enable-debug-command", kImm, "DEBUG and its test controls: no|yes|local",
+            SetEnableDebugCommand, GetEnableDebugCommand, GetEnableDebugCommand),
+    // Background work and scripts.
+    Special("hz", 0, "background tasks per second (1..500)", SetHz, GetHz, GetHz),
+    Special("dynamic-hz", 0, "accepted; warden's hz stays as set", SetIgnoredBool, GetNo, nullptr),
+    Int<F<&Config::active_expire_effort>, 1, 10>(
+        "active-expire-effort", 0, "effort of active expiry", ApplyActiveExpireEffort),
+    Int<F<&Config::busy_reply_threshold_ms>, 0, kLongMax>("busy-reply-threshold", 0,
+                                                          "ms a script runs before others get BUSY",
+                                                          nullptr, "lua-time-limit"),
+    // Databases and encodings.
+    Int<F<&Config::databases>, 1, 1 << 16>("databases", kImm, "how many databases"),
+    Special("notify-keyspace-events", 0, "keyspace notification classes", SetNotifyKeyspaceEvents,
+            GetNotifyKeyspaceEvents, RewriteNotifyKeyspaceEvents),
+    Int<Enc<&EncodingLimits::hash_max_listpack_entries>, 0, kLongMax>(
+        "hash-max-listpack-entries", 0, "hashes packed up to this many fields", nullptr,
+        "hash-max-ziplist-entries"),
+    Memory<Enc<&EncodingLimits::hash_max_listpack_value>, 0, kLongMax>(
+        "hash-max-listpack-value", 0, "and values up to this size", nullptr,
+        "hash-max-ziplist-value"),
+    Int<Enc<&EncodingLimits::set_max_intset_entries>, 0, kLongMax>(
+        "set-max-intset-entries", 0, "integer sets packed up to this many members"),
+    Int<Enc<&EncodingLimits::zset_max_listpack_entries>, 0, kLongMax>(
+        "zset-max-listpack-entries", 0, "sorted sets packed up to this many members", nullptr,
+        "zset-max-ziplist-entries"),
+    Memory<Enc<&EncodingLimits::zset_max_listpack_value>, 0, kLongMax>(
+        "zset-max-listpack-value", 0, "and members up to this size", nullptr,
+        "zset-max-ziplist-value"),
+    Int<Enc<&EncodingLimits::list_max_listpack_size>, INT32_MIN, INT32_MAX>(
+        "list-max-listpack-size", 0, "list chunk size: entries, or -1..-5 for 4kb..64kb", nullptr,
+        "list-max-ziplist-size"),
+    Memory<Enc<&EncodingLimits::stream_node_max_bytes>, 0, kLongMax>("stream-node-max-bytes", 0,
+                                                                     "bytes per stream node"),
+    Int<Enc<&EncodingLimits::stream_node_max_entries>, 0, kLongMax>("stream-node-max-entries", 0,
+                                                                    "entries per stream node"),
+    // Memory.
+    Memory<F<&Config::maxmemory>, 0, kLongMax>("maxmemory", 0, "memory limit for data (0: none)"),
+    Enum<F<&Config::maxmemory_policy>, kPolicies>("maxmemory-policy", 0, "what goes past maxmemory",
+                                                  ApplyEviction),
+    Int<F<&Config::maxmemory_samples>, 1, kIntMax>("maxmemory-samples", 0,
+                                                   "keys sampled per eviction"),
+    Int<F<&Config::maxmemory_eviction_tenacity>, 0, 100>("maxmemory-eviction-tenacity", 0,
+                                                         "how long one eviction pass may run"),
+    Int<F<&Config::lfu_log_factor>, 0, kIntMax>("lfu-log-factor", 0, "LFU counter growth",
+                                                ApplyEviction),
+    Int<F<&Config::lfu_decay_time>, 0, kIntMax>("lfu-decay-time", 0, "minutes per LFU decay step",
+                                                ApplyEviction),
+    Special("lazyfree-lazy-user-flush", 0, "accepted; large values are always freed in slices",
+            SetIgnoredBool, GetNo, nullptr),
+    // Logging and statistics.
+    Enum<F<&Config::loglevel>, kLogLevels>("loglevel", 0, "log verbosity", ApplyLoglevel),
+    String<F<&Config::logfile>>("logfile", kImm, "log here instead of stdout"),
+    Int<F<&Config::slowlog_log_slower_than_us>, -1, kLongMax>(
+        "slowlog-log-slower-than", 0, "us a command takes to enter the slow log (-1: off)"),
+    Int<F<&Config::slowlog_max_len>, 0, kLongMax>("slowlog-max-len", 0, "slow log length"),
+    Int<F<&Config::latency_monitor_threshold_ms>, 0, kLongMax>(
+        "latency-monitor-threshold", 0, "ms an event takes to be recorded (0: off)"),
+    Bool<F<&Config::latency_tracking>>("latency-tracking", 0, "per-command latency histograms"),
+    Special("latency-tracking-info-percentiles", kConfigMultiWord, "percentiles INFO shows",
+            SetPercentiles, GetPercentiles, GetPercentiles),
+    // Persistence.
+    Special("save", kConfigMultiWord, "accepted as \"\" only: warden writes no RDB", SetSave,
+            GetSave, RewriteSave),
+    Bool<F<&Config::appendonly>>("appendonly", 0, "keep an append-only file", ApplyAppendonly),
+    Enum<F<&Config::appendfsync>, kFsyncPolicies>("appendfsync", 0, "when it is synced",
+                                                  ApplyAppendfsync),
+    Special("appendfilename", kImm, "its base name",
+            SetBaseName<&Config::appendfilename, kAofFileEmpty, kAofFilePath>, GetAppendfilename,
+            RewriteAppendfilename),
+    Special("appenddirname", kImm, "its directory's name, under dir",
+            SetBaseName<&Config::appenddirname, kAofDirEmpty, kAofDirPath>, GetAppenddirname,
+            RewriteAppenddirname),
+    Int<F<&Config::auto_aof_rewrite_percentage>, 0, kIntMax>(
+        "auto-aof-rewrite-percentage", 0, "growth that starts a rewrite (0: never)"),
+    Memory<F<&Config::auto_aof_rewrite_min_size>, 0, kLongMax>(
+        "auto-aof-rewrite-min-size", 0, "and the size below which it does not"),
+    Bool<F<&Config::aof_load_truncated>>("aof-load-truncated", 0,
+                                         "load a file cut short by a crash"),
+    Bool<F<&Config::aof_timestamp_enabled>>("aof-timestamp-enabled", 0,
+                                            "accepted; warden writes no timestamps"),
+    Bool<F<&Config::aof_use_rdb_preamble>>("aof-use-rdb-preamble", 0,
+                                           "accepted; warden writes no RDB preamble"),
+    String<F<&Config::dir>>("dir", kConfigProtected, "working directory for the files"),
+    // Redis's, without their meaning here.
+    Special("daemonize", kImm, "no: run warden under a supervisor", SetOnlyNo<kNoDaemon>, GetNo,
+            GetNo),
+    Special("cluster-enabled", kImm, "no", SetOnlyNo<kNoCluster>, GetNo, nullptr),
+    // warden's own.
+    Bool<F<&Config::lua_native_scripts>>("lua-native-scripts", kWarden,
+                                         "run known lock scripts as native code"),
+    Memory<F<&Config::script_memory_limit>, 0, kLongMax>(
+        "script-memory-limit", kImm | kWarden, "Lua memory while a script runs (0: none)"),
+    String<F<&Config::port_file>>("port-file", kImm | kWarden,
+                                  "write the bound port here once ready"),
+    String<F<&Config::preload>>("preload", kImm | kWarden,
+                                "run the commands in this file before serving"),
+    Special("seed", kImm | kWarden, "fix every random choice, for reproducible runs", SetSeed,
+            GetSeed, nullptr),
+    Int<F<&Config::command_log_max_entries>, 1, kLongMax>(
+        "command-log-max-entries", kImm | kWarden, "most entries DEBUG COMMAND-LOG may keep"),
+    Int<F<&Config::debug_fault_max_rules>, 0, kIntMax>("debug-fault-max-rules", kImm | kWarden,
+                                                       "DEBUG FAULT rules installed at once"),
+    Int<F<&Config::snapshot_max_count>, 0, kLongMax>("snapshot-max-count", kWarden,
+                                                     "DEBUG SNAPSHOT's most snapshots"),
+    Memory<F<&Config::snapshot_max_bytes>, 0, kLongMax>("snapshot-max-bytes", kWarden,
+                                                        "and their bytes together (0: no cap)"),
 };
-// clang-format on
+
+bool NameMatches(const ConfigOption& o, std::string_view name, bool* via_alias) {
+  const bool alias = !o.alias.empty() && EqualsNoCase(name, o.alias);
+  if (!alias && !EqualsNoCase(name, o.name)) return false;
+  if (via_alias != nullptr) *via_alias = alias;
+  return true;
+}
 
 }  // namespace
-
-std::string FormatMemory(std::int64_t bytes) {
-  constexpr std::int64_t kGb = 1024LL * 1024 * 1024;
-  constexpr std::int64_t kMb = 1024LL * 1024;
-  constexpr std::int64_t kKb = 1024;
-  if (bytes != 0 && bytes % kGb == 0) return std::to_string(bytes / kGb) + "gb";
-  if (bytes != 0 && bytes % kMb == 0) return std::to_string(bytes / kMb) + "mb";
-  if (bytes != 0 && bytes % kKb == 0) return std::to_string(bytes / kKb) + "kb";
-  return std::to_string(bytes);
-}
 
 std::span<const ConfigOption> ConfigOptions() {
   static const std::vector<ConfigOption> all = [] {
     std::vector<ConfigOption> options(std::begin(kConfigOptions), std::end(kConfigOptions));
     const std::span<const ConfigOption> tls = TlsConfigOptions();
-    options.insert(options.end(), tls.begin(), tls.end());
+    // Before warden's own, after Redis's.
+    const auto own = std::find_if(options.begin(), options.end(), [](const ConfigOption& o) {
+      return (o.flags & kConfigWarden) != 0;
+    });
+    options.insert(own, tls.begin(), tls.end());
     return options;
   }();
   return all;
@@ -413,99 +528,56 @@ std::span<const ConfigOption> ConfigOptions() {
 
 const ConfigOption* FindConfigOption(std::string_view name, bool* via_alias) {
   for (const ConfigOption& o : ConfigOptions()) {
-    const bool alias = !o.alias.empty() && EqualsNoCase(name, o.alias);
-    if (alias || EqualsNoCase(name, o.name)) {
-      if (via_alias != nullptr) *via_alias = alias;
-      return &o;
-    }
+    if ((o.flags & kConfigFileOnly) == 0 && NameMatches(o, name, via_alias)) return &o;
   }
   return nullptr;
 }
 
-}  // namespace warden::server
-
-namespace warden::server {
-
-std::string RewriteConfigText(std::string_view old_text, const Config& config) {
-  static constexpr std::string_view kSignature = "# Generated by CONFIG REWRITE";
-  std::vector<std::string> lines;
-  // Line numbers in the old file of each option with a row, by canonical name.
-  std::map<std::string_view, std::vector<std::size_t>> option_lines;
-  bool needs_signature = true;
-  std::size_t start = 0;
-  while (start <= old_text.size() && !old_text.empty()) {
-    const std::size_t nl = old_text.find('\n', start);
-    std::string_view line =
-        old_text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    const std::size_t first = line.find_first_not_of("\r\n\t ");
-    const std::size_t last = line.find_last_not_of("\r\n\t ");
-    line =
-        first == std::string_view::npos ? std::string_view() : line.substr(first, last - first + 1);
-    lines.emplace_back(line);
-    if (line.empty() || line[0] == '#') {
-      if (line == kSignature) needs_signature = false;
-    } else {
-      std::string storage;
-      std::vector<std::pair<std::size_t, std::size_t>> spans;
-      if (protocol::SplitInlineArgs(line, storage, spans) && !spans.empty()) {
-        const ConfigOption* option =
-            FindConfigOption(std::string_view(storage).substr(spans[0].first, spans[0].second));
-        if (option != nullptr && option->format != nullptr) {
-          option_lines[option->name].push_back(lines.size() - 1);
-        }
-      }
-    }
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
+const ConfigOption* FindOptionRow(std::string_view name) {
+  for (const ConfigOption& o : ConfigOptions()) {
+    if (NameMatches(o, name, nullptr)) return &o;
   }
+  return nullptr;
+}
 
+std::string OptionsHelp() {
   const Config defaults;
-  for (const ConfigOption& option : ConfigOptions()) {
-    if (option.format == nullptr) continue;
-    const std::string value = option.format(config);
-    const std::string default_value = option.format(defaults);
-    std::vector<std::size_t>& reuse = option_lines[option.name];
-    std::size_t pos = 0;
-    std::size_t default_pos = 0;
-    while (pos <= value.size()) {
-      const std::size_t end = std::min(value.find('\n', pos), value.size());
-      const std::size_t default_end =
-          std::min(default_value.find('\n', default_pos), default_value.size());
-      const std::string_view one = std::string_view(value).substr(pos, end - pos);
-      const std::string_view default_one =
-          std::string_view(default_value).substr(default_pos, default_end - default_pos);
-      // Redis writes save out whatever its value.
-      const bool force = one != default_one || option.name == "save";
-      std::string line = std::string(option.name) + " " + std::string(one);
-      if (!reuse.empty()) {
-        lines[reuse.front()] = std::move(line);
-        reuse.erase(reuse.begin());
-      } else if (force) {
-        if (needs_signature) {
-          lines.emplace_back(kSignature);
-          needs_signature = false;
-        }
-        lines.push_back(std::move(line));
-      }
-      pos = end + 1;
-      default_pos = default_end + 1;
-    }
-    // Lines of this option the new values did not take are orphans.
-    for (std::size_t orphan : reuse) lines[orphan].clear();
-    reuse.clear();
-  }
-
   std::string out;
-  bool was_empty = false;
-  for (const std::string& line : lines) {
-    if (line.empty()) {
-      if (was_empty) continue;
-      was_empty = true;
-    } else {
-      was_empty = false;
+  for (const bool own : {false, true}) {
+    out += own ? "\nwarden's own options:\n" : "Redis's options:\n";
+    for (const ConfigOption& o : ConfigOptions()) {
+      if (((o.flags & kConfigWarden) != 0) != own) continue;
+      std::string arg;
+      switch (o.kind) {
+        case ConfigKind::kBool:
+          arg = "yes|no";
+          break;
+        case ConfigKind::kInt:
+          arg = "N";
+          break;
+        case ConfigKind::kMemory:
+          arg = "BYTES";
+          break;
+        case ConfigKind::kEnum:
+          for (std::string_view c : o.choices) arg += (arg.empty() ? "" : "|") + std::string(c);
+          break;
+        case ConfigKind::kString:
+        case ConfigKind::kSpecial:
+          arg = "VALUE";
+          break;
+      }
+      std::string line = "  --" + std::string(o.name) + " " + arg;
+      if (line.size() < 44) line.resize(44, ' ');
+      line += ' ';
+      line += o.help;
+      if (o.rewrite != nullptr && (o.flags & kConfigFileOnly) == 0) {
+        const std::string value = o.rewrite(defaults);
+        line += " (default " + (value.empty() ? std::string("\"\"") : value) + ")";
+      }
+      if (!o.alias.empty()) line += "; alias " + std::string(o.alias);
+      out += line;
+      out += '\n';
     }
-    out += line;
-    out += '\n';
   }
   return out;
 }

@@ -1,12 +1,17 @@
-// The options CONFIG SET may change and CONFIG REWRITE writes back, one row each.
+// Every option warden takes, one row each, as Redis's config.c keeps its standardConfig table.
 //
-// A row names the option (and Redis's alias), says whether it may change at run time, parses a
-// CONFIG SET value into a Config, formats the value the way redis.conf spells it, and names the
-// side effect to run once a CONFIG SET has changed it (most options are read where they are used
-// and need none). An option becomes settable by adding its row to kConfigOptions in
-// config_options.cc; the parsing helpers there give Redis's error texts for each kind of value.
+// A row gives the option's name (and Redis's alias for it), the kind of value and its bounds,
+// its flags, a line of help, and four functions: set parses the option's words into a Config,
+// get formats the value for CONFIG GET, rewrite formats it as a redis.conf line for CONFIG
+// REWRITE, and apply runs the side effect of a CONFIG SET (most options are read where they are
+// used and need none). The config file, the command line, CONFIG GET, CONFIG SET, CONFIG
+// REWRITE and --help all read these rows; the defaults are Config's own initial values.
+//
+// Adding an option is one row in config_options.cc (tls_options.cc for tls-*), built with the
+// kind helpers of option_rows.h, which give Redis's parsing and error texts for each kind.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,43 +23,71 @@ namespace warden::server {
 
 class ServerState;
 
-enum class ConfigMutability {
-  kMutable,
-  kImmutable,  // "can't set immutable config"
-  kProtected,  // "can't set protected config" (Redis's enable-protected-configs is off)
+enum class ConfigKind { kBool, kInt, kMemory, kEnum, kString, kSpecial };
+
+enum ConfigFlag : std::uint32_t {
+  // CONFIG SET refuses it: "can't set immutable config" (it is read once, at start).
+  kConfigImmutable = 1u << 0,
+  // CONFIG SET refuses it: "can't set protected config" (enable-protected-configs is no).
+  kConfigProtected = 1u << 1,
+  // Takes several words (`bind 127.0.0.1 ::1`); CONFIG SET splits its one value at spaces.
+  kConfigMultiWord = 1u << 2,
+  // A config file line of its own, not a CONFIG option: every line adds one (`user`). CONFIG
+  // GET and SET do not know it, and CONFIG REWRITE leaves its lines as they are.
+  kConfigFileOnly = 1u << 3,
+  // Its CONFIG SET value is a secret: the slow log and MONITOR show "(redacted)".
+  kConfigSensitive = 1u << 4,
+  // warden's own, not Redis's (--help lists these apart).
+  kConfigWarden = 1u << 5,
 };
+
+// A value's parse: nullopt, or Redis's reason text ("argument must be 'yes' or 'no'").
+using ConfigSetResult = std::optional<std::string>;
 
 struct ConfigOption {
   std::string_view name;   // canonical, lower case
   std::string_view alias;  // Redis's other name for it ("lua-time-limit"), or empty
-  ConfigMutability mutability;
-  // Parses a CONFIG SET value into `config`. Returns Redis's reason text on failure
-  // ("argument must be 'yes' or 'no'"). Null for options that cannot change.
-  std::optional<std::string> (*set)(Config& config, std::string_view value);
-  // The value as a redis.conf line spells it after the name ("512mb", "yes", "\"pass\"").
-  // Several lines (client-output-buffer-limit's classes) are separated by '\n'. Null: CONFIG
-  // REWRITE leaves the option's lines as they are.
-  std::string (*format)(const Config& config);
-  // Run once after CONFIG SET changed this option; null when the new value is read where it is
-  // used. Returns Redis's reason text if it failed (CONFIG SET then restores every option).
-  std::optional<std::string> (*apply)(ServerState& server);
+  ConfigKind kind;
+  std::uint32_t flags;  // ConfigFlag bits
+  std::int64_t min;     // kInt and kMemory: the bounds Redis checks
+  std::int64_t max;
+  std::span<const std::string_view> choices;  // kEnum: the names, as Redis lists them
+  std::string_view help;                      // --help's line
+  // Parses the option's words (one, unless kConfigMultiWord) into `config`.
+  ConfigSetResult (*set)(Config& config, std::span<const std::string_view> words);
+  // CONFIG GET's value.
+  std::string (*get)(const Config& config);
+  // What follows the name on a redis.conf line ("512mb", "\"pass\""); several lines (the
+  // client-output-buffer-limit classes) are separated by '\n'. Null: CONFIG REWRITE leaves the
+  // option's lines as they are.
+  std::string (*rewrite)(const Config& config);
+  // Run once after CONFIG SET changed this option. Returns Redis's reason text if it failed
+  // (CONFIG SET then restores every option it changed).
+  ConfigSetResult (*apply)(ServerState& server);
+
+  bool settable() const { return (flags & (kConfigImmutable | kConfigProtected)) == 0; }
 };
 
+// Every row, the tls-* ones included.
 std::span<const ConfigOption> ConfigOptions();
 // The tls-* rows (tls_options.cc), part of ConfigOptions().
 std::span<const ConfigOption> TlsConfigOptions();
-// By canonical name or alias, case-insensitive; nullptr if absent. `via_alias` tells which name
-// matched: Redis keeps an alias as an entry of its own, which CONFIG SET errors name.
+// A CONFIG option by canonical name or alias, case-insensitive; nullptr if there is none (the
+// file-only rows are not CONFIG options). `via_alias` tells which name matched: Redis keeps an
+// alias as an entry of its own, which CONFIG SET errors name.
 const ConfigOption* FindConfigOption(std::string_view name, bool* via_alias = nullptr);
+// Any row by name or alias, the file-only ones included (the config file and command line).
+const ConfigOption* FindOptionRow(std::string_view name);
 
 // CONFIG REWRITE's new file text from the old one, as Redis's rewriteConfig builds it: comments
-// and lines of options without a row stay as they are; each option with a row takes over its
+// and lines of options without a rewrite stay as they are; each option with one takes over its
 // first line in the old file (later duplicates become blank lines), and one that is not there
 // but differs from its default is appended after a "# Generated by CONFIG REWRITE" line. Runs
 // of blank lines shrink to one.
 std::string RewriteConfigText(std::string_view old_text, const Config& config);
 
-// Redis's rewriteConfigFormatMemory: "1gb", "64mb", "512kb" when the value divides evenly.
-std::string FormatMemory(std::int64_t bytes);
+// --help's text: every option with its argument, its default and its help, Redis's first and
+// warden's own after.
+std::string OptionsHelp();
 
 }  // namespace warden::server

@@ -100,6 +100,16 @@ std::string Quoted(std::string_view s) {
 
 std::string YesNo(bool b) { return b ? "yes" : "no"; }
 
+std::string FormatMemory(std::int64_t bytes) {
+  constexpr std::int64_t kGb = 1024LL * 1024 * 1024;
+  constexpr std::int64_t kMb = 1024LL * 1024;
+  constexpr std::int64_t kKb = 1024;
+  if (bytes != 0 && bytes % kGb == 0) return std::to_string(bytes / kGb) + "gb";
+  if (bytes != 0 && bytes % kMb == 0) return std::to_string(bytes / kMb) + "mb";
+  if (bytes != 0 && bytes % kKb == 0) return std::to_string(bytes / kKb) + "kb";
+  return std::to_string(bytes);
+}
+
 std::vector<std::string_view> SplitSpaces(std::string_view v) {
   std::vector<std::string_view> out;
   if (v.empty()) return out;

@@ -1,5 +1,5 @@
 // The value kinds of CONFIG SET's options, parsed and formatted as Redis's config.c does, with
-// its error texts. Shared by the option tables (config_options.cc, tls_options.cc).
+// its error texts. Shared by the option rows (option_rows.h).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,8 @@ SetResult SetEnum(std::string_view v, std::span<const std::string_view> names, s
 // Redis's sdscatrepr: a quoted string with C escapes.
 std::string Quoted(std::string_view s);
 std::string YesNo(bool b);
+// Redis's rewriteConfigFormatMemory: "1gb", "64mb", "512kb" when the value divides evenly.
+std::string FormatMemory(std::int64_t bytes);
 // Splits on single spaces, as Redis's sdssplitlen does for multi-argument options.
 std::vector<std::string_view> SplitSpaces(std::string_view v);
 

@@ -1,10 +1,9 @@
-// The tls-* options: CONFIG GET's values and CONFIG SET's rows, with Redis 7.0's bounds, texts
-// and apply steps (config.c's applyTlsCfg and applyTLSPort).
+// The tls-* option rows, with Redis 7.0's bounds, texts and apply steps (config.c's applyTlsCfg
+// and applyTLSPort).
 #include <array>
 
-#include "server/config/config.h"
 #include "server/config/config_options.h"
-#include "server/config/config_values.h"
+#include "server/config/option_rows.h"
 #include "server/log.h"
 #include "server/server_state.h"
 #include "server/tls.h"
@@ -13,18 +12,29 @@ namespace warden::server {
 namespace {
 
 using namespace config_values;  // NOLINT(build/namespaces): the table is built from them
+using namespace option_rows;    // NOLINT(build/namespaces)
 
-constexpr auto kMut = ConfigMutability::kMutable;
-constexpr std::int64_t kIntMax = INT32_MAX;
 constexpr std::string_view kUpdateFailed = "Unable to update TLS configuration. Check server logs.";
 constexpr std::array<std::string_view, 3> kAuthClients = {"no", "yes", "optional"};
 
-std::string_view AuthClientsName(TlsAuthClients a) {
-  return kAuthClients[a == TlsAuthClients::kNo ? 0 : a == TlsAuthClients::kYes ? 1 : 2];
+std::string AuthClientsName(const Config& c) {
+  const TlsAuthClients a = c.tls_auth_clients;
+  return std::string(kAuthClients[a == TlsAuthClients::kNo    ? 0
+                                  : a == TlsAuthClients::kYes ? 1
+                                                              : 2]);
+}
+
+ConfigSetResult SetAuthClients(Config& c, Words w) {
+  std::string name;
+  if (auto err = SetEnum(w[0], kAuthClients, name)) return err;
+  c.tls_auth_clients = name == "no"    ? TlsAuthClients::kNo
+                       : name == "yes" ? TlsAuthClients::kYes
+                                       : TlsAuthClients::kOptional;
+  return std::nullopt;
 }
 
 // A new context from the options as they now are; connections already open keep theirs.
-SetResult Reconfigure(ServerState& s) {
+ConfigSetResult Reconfigure(ServerState& s) {
   std::string error;
   std::shared_ptr<TlsContext> context = TlsContext::Create(s.config, error);
   if (!context) {
@@ -35,12 +45,12 @@ SetResult Reconfigure(ServerState& s) {
   return std::nullopt;
 }
 
-SetResult ApplyTlsConfig(ServerState& s) {
+ConfigSetResult ApplyTlsConfig(ServerState& s) {
   if (s.config.tls_port == 0) return std::nullopt;
   return Reconfigure(s);
 }
 
-SetResult ApplyTlsPort(ServerState& s) {
+ConfigSetResult ApplyTlsPort(ServerState& s) {
   if (s.config.tls_port != 0 && !s.tls) {
     if (auto err = Reconfigure(s)) return err;
   }
@@ -48,98 +58,44 @@ SetResult ApplyTlsPort(ServerState& s) {
   return "Unable to listen on this port. Check server logs.";
 }
 
-template <std::string Config::*field>
-ConfigOption StringRow(std::string_view name) {
-  return {name,
-          "",
-          kMut,
-          [](Config& c, std::string_view v) -> SetResult {
-            c.*field = std::string(v);
-            return std::nullopt;
-          },
-          [](const Config& c) { return Quoted(c.*field); },
-          ApplyTlsConfig};
-}
-
-template <bool Config::*field>
-ConfigOption BoolRow(std::string_view name) {
-  return {name,
-          "",
-          kMut,
-          [](Config& c, std::string_view v) { return SetBool(v, c.*field); },
-          [](const Config& c) { return YesNo(c.*field); },
-          ApplyTlsConfig};
-}
-
-template <std::int64_t Config::*field>
-ConfigOption IntRow(std::string_view name) {
-  return {name,
-          "",
-          kMut,
-          [](Config& c, std::string_view v) { return SetInteger(v, 0, kIntMax, c.*field); },
-          [](const Config& c) { return std::to_string(c.*field); },
-          ApplyTlsConfig};
-}
+template <auto M>
+using F = Field<M>;
 
 const ConfigOption kTlsOptions[] = {
-    {"tls-port", "", kMut,
-     [](Config& c, std::string_view v) { return SetInteger(v, 0, 65535, c.tls_port); },
-     [](const Config& c) { return std::to_string(c.tls_port); }, ApplyTlsPort},
-    StringRow<&Config::tls_cert_file>("tls-cert-file"),
-    StringRow<&Config::tls_key_file>("tls-key-file"),
-    StringRow<&Config::tls_key_file_pass>("tls-key-file-pass"),
-    StringRow<&Config::tls_ca_cert_file>("tls-ca-cert-file"),
-    StringRow<&Config::tls_ca_cert_dir>("tls-ca-cert-dir"),
-    StringRow<&Config::tls_dh_params_file>("tls-dh-params-file"),
-    StringRow<&Config::tls_protocols>("tls-protocols"),
-    StringRow<&Config::tls_ciphers>("tls-ciphers"),
-    StringRow<&Config::tls_ciphersuites>("tls-ciphersuites"),
+    Int<F<&Config::tls_port>, 0, 65535>("tls-port", 0, "TLS port (0: none)", ApplyTlsPort),
+    String<F<&Config::tls_cert_file>>("tls-cert-file", 0, "the server's certificate",
+                                      ApplyTlsConfig),
+    String<F<&Config::tls_key_file>>("tls-key-file", 0, "its private key", ApplyTlsConfig),
+    String<F<&Config::tls_key_file_pass>>("tls-key-file-pass", kConfigSensitive,
+                                          "the key's passphrase", ApplyTlsConfig),
+    String<F<&Config::tls_ca_cert_file>>(
+        "tls-ca-cert-file", 0, "CA certificates clients are checked against", ApplyTlsConfig),
+    String<F<&Config::tls_ca_cert_dir>>("tls-ca-cert-dir", 0, "or a directory of them",
+                                        ApplyTlsConfig),
+    String<F<&Config::tls_dh_params_file>>("tls-dh-params-file", 0, "DH parameters",
+                                           ApplyTlsConfig),
+    String<F<&Config::tls_protocols>>(
+        "tls-protocols", 0, "TLSv1.2 TLSv1.3 or one of them (\"\": both)", ApplyTlsConfig),
+    String<F<&Config::tls_ciphers>>("tls-ciphers", 0, "TLS 1.2 ciphers", ApplyTlsConfig),
+    String<F<&Config::tls_ciphersuites>>("tls-ciphersuites", 0, "TLS 1.3 cipher suites",
+                                         ApplyTlsConfig),
     // As in Redis, changing it rebuilds nothing: each new connection reads it.
-    {"tls-auth-clients", "", kMut,
-     [](Config& c, std::string_view v) -> SetResult {
-       std::string name;
-       if (auto err = SetEnum(v, kAuthClients, name)) return err;
-       c.tls_auth_clients = name == "no"    ? TlsAuthClients::kNo
-                            : name == "yes" ? TlsAuthClients::kYes
-                                            : TlsAuthClients::kOptional;
-       return std::nullopt;
-     },
-     [](const Config& c) { return std::string(AuthClientsName(c.tls_auth_clients)); }, nullptr},
-    BoolRow<&Config::tls_prefer_server_ciphers>("tls-prefer-server-ciphers"),
-    BoolRow<&Config::tls_session_caching>("tls-session-caching"),
-    IntRow<&Config::tls_session_cache_size>("tls-session-cache-size"),
-    IntRow<&Config::tls_session_cache_timeout_s>("tls-session-cache-timeout"),
-    {"tls-handshake-timeout", "", kMut,
-     [](Config& c, std::string_view v) {
-       return SetInteger(v, 1, kIntMax, c.tls_handshake_timeout_ms);
-     },
-     [](const Config& c) { return std::to_string(c.tls_handshake_timeout_ms); }, nullptr},
+    Special("tls-auth-clients", 0, "must a client present a certificate: no|yes|optional",
+            SetAuthClients, AuthClientsName, AuthClientsName),
+    Bool<F<&Config::tls_prefer_server_ciphers>>("tls-prefer-server-ciphers", 0,
+                                                "the server's cipher order first", ApplyTlsConfig),
+    Bool<F<&Config::tls_session_caching>>("tls-session-caching", 0, "resume TLS sessions",
+                                          ApplyTlsConfig),
+    Int<F<&Config::tls_session_cache_size>, 0, kIntMax>("tls-session-cache-size", 0,
+                                                        "sessions cached", ApplyTlsConfig),
+    Int<F<&Config::tls_session_cache_timeout_s>, 0, kIntMax>(
+        "tls-session-cache-timeout", 0, "seconds a cached session lasts", ApplyTlsConfig),
+    Int<F<&Config::tls_handshake_timeout_ms>, 1, kIntMax>(
+        "tls-handshake-timeout", kConfigWarden, "ms a TLS client has to finish its handshake"),
 };
 
 }  // namespace
 
 std::span<const ConfigOption> TlsConfigOptions() { return kTlsOptions; }
-
-void AppendTlsConfigValues(const Config& c, std::vector<ConfigValue>& out) {
-  out.insert(out.end(),
-             {
-                 {"tls-port", std::to_string(c.tls_port)},
-                 {"tls-cert-file", c.tls_cert_file},
-                 {"tls-key-file", c.tls_key_file},
-                 {"tls-key-file-pass", c.tls_key_file_pass},
-                 {"tls-ca-cert-file", c.tls_ca_cert_file},
-                 {"tls-ca-cert-dir", c.tls_ca_cert_dir},
-                 {"tls-dh-params-file", c.tls_dh_params_file},
-                 {"tls-protocols", c.tls_protocols},
-                 {"tls-ciphers", c.tls_ciphers},
-                 {"tls-ciphersuites", c.tls_ciphersuites},
-                 {"tls-auth-clients", std::string(AuthClientsName(c.tls_auth_clients))},
-                 {"tls-prefer-server-ciphers", YesNo(c.tls_prefer_server_ciphers)},
-                 {"tls-session-caching", YesNo(c.tls_session_caching)},
-                 {"tls-session-cache-size", std::to_string(c.tls_session_cache_size)},
-                 {"tls-session-cache-timeout", std::to_string(c.tls_session_cache_timeout_s)},
-                 {"tls-handshake-timeout", std::to_string(c.tls_handshake_timeout_ms)},
-             });
-}
 
 }  // namespace warden::server

@@ -4,6 +4,7 @@
 
 #include "server/command_context.h"
 #include "server/command_table.h"
+#include "server/config/config_options.h"
 
 namespace warden::server {
 namespace {
@@ -38,8 +39,9 @@ bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view>
     return false;
   }
   if (spec.name == "config|set") {
-    return i >= 3 && i % 2 == 1 &&
-           (ArgIs(args[i - 1], "requirepass") || ArgIs(args[i - 1], "masterauth"));
+    if (i < 3 || i % 2 == 0) return false;
+    const ConfigOption* option = FindConfigOption(args[i - 1]);
+    return option != nullptr && (option->flags & kConfigSensitive) != 0;
   }
   return false;
 }

@@ -30,7 +30,8 @@ struct SlowlogEntry {
 };
 
 // Redis's redactClientCommandArgument callers: whether args[i] is a secret that logs store as
-// "(redacted)" (AUTH's arguments, HELLO's AUTH pair, CONFIG SET requirepass's value).
+// "(redacted)" (AUTH's arguments, HELLO's AUTH pair, ACL SETUSER's rules, and the value of a
+// sensitive option in CONFIG SET: requirepass, tls-key-file-pass).
 bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view> args,
                       std::size_t i);
 

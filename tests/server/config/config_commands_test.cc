@@ -1,4 +1,4 @@
-// CONFIG GET and CONFIG HELP through the dispatcher (redis-semantics.md 7.7, checked against
+// CONFIG GET and CONFIG HELP through the dispatcher (Redis 7.0's config.c, checked against
 // redis-server 7.0.15).
 #include <gtest/gtest.h>
 

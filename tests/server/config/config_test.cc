@@ -205,15 +205,35 @@ TEST(ApplyDirectiveTest, UnknownOption) {
   EXPECT_EQ(error->message, "unknown option 'nosuch'");
 }
 
-TEST(ApplyDirectiveTest, BadIntegerNamesRange) {
+TEST(ApplyDirectiveTest, BadValuesSayWhyAsConfigSetDoes) {
   Config config;
 
   const std::optional<ConfigError> error = Apply(config, "port", {"abc"});
+  const std::optional<ConfigError> range = Apply(config, "port", {"65536"});
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message,
-            "bad option 'port abc': argument must be an integer between 0 and 65535");
+  EXPECT_EQ(error->message, "bad option 'port abc': argument couldn't be parsed into an integer");
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->message,
+            "bad option 'port 65536': argument must be between 0 and 65535 inclusive");
   EXPECT_EQ(config.port, 6379);
+}
+
+TEST(ApplyDirectiveTest, HzIsKeptWithinOneToFiveHundredAsRedisKeepsIt) {
+  Config config;
+
+  ASSERT_FALSE(Apply(config, "hz", {"0"}).has_value());
+  EXPECT_EQ(config.hz, 1);
+  ASSERT_FALSE(Apply(config, "hz", {"501"}).has_value());
+  EXPECT_EQ(config.hz, 500);
+}
+
+TEST(ApplyDirectiveTest, AnEmptyBindListensNowhereElse) {
+  Config config;
+
+  // As Redis's setConfigBindOption: no address, or one empty one, is none.
+  ASSERT_FALSE(Apply(config, "bind", {""}).has_value());
+  EXPECT_TRUE(config.bind.empty());
 }
 
 TEST(ApplyDirectiveTest, BadMemoryValue) {
@@ -249,10 +269,9 @@ INSTANTIATE_TEST_SUITE_P(
     Values, BadDirectiveTest,
     ::testing::Values(
         BadValueCase{"port", {"65536"}}, BadValueCase{"port", {"-1"}}, BadValueCase{"port", {"+1"}},
-        BadValueCase{"port", {"7000", "7001"}}, BadValueCase{"port", {}}, BadValueCase{"hz", {"0"}},
-        BadValueCase{"hz", {"501"}}, BadValueCase{"maxclients", {"0"}},
-        BadValueCase{"active-expire-effort", {"11"}}, BadValueCase{"databases", {"0"}},
-        BadValueCase{"bind", {}}, BadValueCase{"proto-max-bulk-len", {"1kb"}},
+        BadValueCase{"port", {"7000", "7001"}}, BadValueCase{"port", {}},
+        BadValueCase{"maxclients", {"0"}}, BadValueCase{"active-expire-effort", {"11"}},
+        BadValueCase{"databases", {"0"}}, BadValueCase{"proto-max-bulk-len", {"1kb"}},
         BadValueCase{"proto-max-bulk-len", {"1tb"}},
         BadValueCase{"client-query-buffer-limit", {"1.5gb"}},
         BadValueCase{"lua-time-limit", {"-1"}}, BadValueCase{"protected-mode", {"maybe"}},
@@ -395,7 +414,7 @@ TEST(ParseCommandLineTest, BadValue) {
   const auto error = ParseArgs({"warden", "--hz", "fast"}, config);
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "bad option 'hz fast': argument must be an integer between 1 and 500");
+  EXPECT_EQ(error->message, "bad option 'hz fast': argument couldn't be parsed into an integer");
 }
 
 TEST(ParseCommandLineTest, BareDoubleDash) {
