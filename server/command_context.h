@@ -1,5 +1,17 @@
 // What a command handler gets: its arguments (views valid until it returns), the reply writer,
 // its client's session, the server state, and one reading of the clock.
+//
+// One request, one reply. The helpers that parse an argument or look a key up for a handler
+// (IntegerArg, LookupTyped, TimeoutArg, ...) share one contract, Redis's ...OrReply one: they
+// take the context, and a false return means they have already written the error, so the
+// handler returns without writing anything more:
+//
+//   std::int64_t count = 0;
+//   if (!IntegerArg(ctx, ctx.arg(2), count)) return;
+//
+// (A few say the same the other way round, by name: RefusedByAcl, ScriptRefusedByDiskError.)
+// Every such helper is [[nodiscard]], so a forgotten check is a warning, and an error under
+// WARDEN_WERROR, rather than two replies to one request.
 #pragma once
 
 #include <cstdint>

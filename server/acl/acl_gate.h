@@ -30,12 +30,16 @@ void SetDefaultAuth(ServerState& server, Session& session);
 // Redis's error for its place: a top-level request (processCommand's NOPERM), a command a
 // script calls (script.c's "The user executing the script ..."), and a command EXEC runs, for
 // rules changed while it was queued (multi.c).
-bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec,
-                  std::span<const std::string_view> args, protocol::ReplyWriter& reply);
-bool RefusedInScript(ServerState& server, Session& session, const CommandSpec& spec,
-                     std::span<const std::string_view> args, protocol::ReplyWriter& reply);
-bool RefusedSinceQueued(ServerState& server, Session& session, const CommandSpec& spec,
-                        std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+[[nodiscard]] bool RefusedByAcl(ServerState& server, Session& session, const CommandSpec& spec,
+                                std::span<const std::string_view> args,
+                                protocol::ReplyWriter& reply);
+[[nodiscard]] bool RefusedInScript(ServerState& server, Session& session, const CommandSpec& spec,
+                                   std::span<const std::string_view> args,
+                                   protocol::ReplyWriter& reply);
+[[nodiscard]] bool RefusedSinceQueued(ServerState& server, Session& session,
+                                      const CommandSpec& spec,
+                                      std::span<const std::string_view> args,
+                                      protocol::ReplyWriter& reply);
 
 // Adds an ACL LOG entry for `session` (a script's denial is logged with its caller's details).
 // `object` is what was refused: a command's full name, a key, a channel, or AUTH's own name.

@@ -141,7 +141,7 @@ void AclUsersCommand(CommandContext& ctx) {
   for (const auto& entry : users) ctx.reply.Bulk(entry.first);
 }
 
-bool RefusedWithoutAclFile(CommandContext& ctx) {
+[[nodiscard]] bool RefusedWithoutAclFile(CommandContext& ctx) {
   if (!ctx.server.config.aclfile.empty()) return false;
   ctx.reply.Error(
       "ERR This Redis instance is not configured to use an ACL file. You may want to specify "

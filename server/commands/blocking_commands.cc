@@ -14,7 +14,8 @@
 
 namespace warden::server {
 
-bool TimeoutArg(CommandContext& ctx, std::string_view arg, std::int64_t& deadline_ms) {
+[[nodiscard]] bool TimeoutArg(CommandContext& ctx, std::string_view arg,
+                              std::int64_t& deadline_ms) {
   long double seconds = 0;
   if (!ParseLongDouble(arg, seconds)) {
     ctx.reply.Error("ERR timeout is not a float or out of range");
@@ -49,8 +50,9 @@ void WaitForKeys(CommandContext& ctx, std::span<const std::string_view> keys,
   }
 }
 
-bool FindServable(CommandContext& ctx, std::span<const std::string_view> keys,
-                  storage::ValueType type, std::string_view& key, storage::Entry*& entry) {
+[[nodiscard]] bool FindServable(CommandContext& ctx, std::span<const std::string_view> keys,
+                                storage::ValueType type, std::string_view& key,
+                                storage::Entry*& entry) {
   const bool retrying = Retrying(ctx);
   for (std::string_view k : keys) {
     if (retrying && k != ctx.server.blocking.retry_key()) continue;
@@ -90,41 +92,45 @@ void PropagatePop(CommandContext& ctx, std::string_view command, std::string_vie
   ctx.server.propagation.Replace({command, key, n});
 }
 
+// What every blocking pop opens with: serve from the first of `keys` that has data (`serve`
+// gets the key and its entry), answer a key of another type, or wait on all of them.
+template <typename Serve>
+void ServeOrWait(CommandContext& ctx, std::span<const std::string_view> keys, ValueType type,
+                 std::int64_t deadline, bool null_bulk, Serve&& serve) {
+  std::string_view key;
+  Entry* entry = nullptr;
+  if (FindServable(ctx, keys, type, key, entry)) {
+    if (entry != nullptr) serve(key, entry);
+    return;
+  }
+  WaitForKeys(ctx, keys, deadline, null_bulk);
+}
+
 // BLPOP and BRPOP: key... timeout.
 void BlockingPop(CommandContext& ctx, ListEnd end) {
   std::int64_t deadline = 0;
   if (!TimeoutArg(ctx, ctx.arg(ctx.argc() - 1), deadline)) return;
   const auto keys = ctx.args.subspan(1, ctx.argc() - 2);
-  std::string_view key;
-  Entry* list = nullptr;
-  if (FindServable(ctx, keys, ValueType::kList, key, list)) {
-    if (list != nullptr) {
-      PopOneWithKeyReply(ctx, key, list, end);
-      PropagatePop(ctx, end == ListEnd::kHead ? "LPOP" : "RPOP", key);
-    }
-    return;
-  }
-  WaitForKeys(ctx, keys, deadline, false);
+  ServeOrWait(ctx, keys, ValueType::kList, deadline, false, [&](std::string_view key, Entry* list) {
+    PopOneWithKeyReply(ctx, key, list, end);
+    PropagatePop(ctx, end == ListEnd::kHead ? "LPOP" : "RPOP", key);
+  });
 }
 
 // BLMOVE and BRPOPLPUSH: the source is the one key waited on.
 void BlockingMove(CommandContext& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
   std::int64_t deadline = 0;
   if (!TimeoutArg(ctx, timeout, deadline)) return;
-  const auto source = ctx.args.subspan(1, 1);
-  std::string_view key;
-  Entry* src = nullptr;
-  if (FindServable(ctx, source, ValueType::kList, key, src)) {
-    if (src == nullptr) return;
-    // As LMOVE: the destination's type is checked once the source has an element. A waiter
-    // woken into a destination of another type gets the error and the source keeps its element.
-    Entry* dst = nullptr;
-    if (!LookupTyped(ctx, ctx.arg(2), ValueType::kList, dst)) return;
-    MoveReply(ctx, ctx.arg(1), src, ctx.arg(2), from, to);
-    return;
-  }
   // Inside MULTI Redis 7.0 answers a null bulk here, not a null array.
-  WaitForKeys(ctx, source, deadline, true);
+  ServeOrWait(ctx, ctx.args.subspan(1, 1), ValueType::kList, deadline, true,
+              [&](std::string_view, Entry* src) {
+                // As LMOVE: the destination's type is checked once the source has an element. A
+                // waiter woken into a destination of another type gets the error and the source
+                // keeps its element.
+                Entry* dst = nullptr;
+                if (!LookupTyped(ctx, ctx.arg(2), ValueType::kList, dst)) return;
+                MoveReply(ctx, ctx.arg(1), src, ctx.arg(2), from, to);
+              });
 }
 
 }  // namespace
@@ -149,17 +155,12 @@ void BlmpopCommand(CommandContext& ctx) {
   if (!TimeoutArg(ctx, ctx.arg(1), deadline)) return;
   MpopArgs args;
   if (!ParseMpopArgs(ctx, 2, args)) return;
-  std::string_view key;
-  Entry* list = nullptr;
-  if (FindServable(ctx, args.keys, ValueType::kList, key, list)) {
-    if (list != nullptr) {
-      PopWithKeyReply(ctx, key, list, args.end, args.count);
-      PropagatePop(ctx, args.end == ListEnd::kHead ? "LPOP" : "RPOP", key,
-                   static_cast<std::int64_t>(args.count));
-    }
-    return;
-  }
-  WaitForKeys(ctx, args.keys, deadline, false);
+  ServeOrWait(ctx, args.keys, ValueType::kList, deadline, false,
+              [&](std::string_view key, Entry* list) {
+                PopWithKeyReply(ctx, key, list, args.end, args.count);
+                PropagatePop(ctx, args.end == ListEnd::kHead ? "LPOP" : "RPOP", key,
+                             static_cast<std::int64_t>(args.count));
+              });
 }
 
 namespace {
@@ -169,16 +170,10 @@ void BlockingZpop(CommandContext& ctx, bool max) {
   std::int64_t deadline = 0;
   if (!TimeoutArg(ctx, ctx.arg(ctx.argc() - 1), deadline)) return;
   const auto keys = ctx.args.subspan(1, ctx.argc() - 2);
-  std::string_view key;
-  Entry* zset = nullptr;
-  if (FindServable(ctx, keys, ValueType::kZset, key, zset)) {
-    if (zset != nullptr) {
-      ReplyZpop(ctx, zset, key, max, 1, false, true);
-      PropagatePop(ctx, max ? "ZPOPMAX" : "ZPOPMIN", key);
-    }
-    return;
-  }
-  WaitForKeys(ctx, keys, deadline, false);
+  ServeOrWait(ctx, keys, ValueType::kZset, deadline, false, [&](std::string_view key, Entry* zset) {
+    ReplyZpop(ctx, zset, key, max, 1, false, true);
+    PropagatePop(ctx, max ? "ZPOPMAX" : "ZPOPMIN", key);
+  });
 }
 
 }  // namespace
@@ -193,17 +188,10 @@ void BzmpopCommand(CommandContext& ctx) {
   ZmpopArgs args;
   if (!ParseZmpopArgs(ctx, 2, args)) return;
   const auto keys = ctx.args.subspan(args.first_key, args.numkeys);
-  std::string_view key;
-  Entry* zset = nullptr;
-  if (FindServable(ctx, keys, ValueType::kZset, key, zset)) {
-    if (zset != nullptr) {
-      ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
-      PropagatePop(ctx, args.max ? "ZPOPMAX" : "ZPOPMIN", key,
-                   static_cast<std::int64_t>(args.count));
-    }
-    return;
-  }
-  WaitForKeys(ctx, keys, deadline, false);
+  ServeOrWait(ctx, keys, ValueType::kZset, deadline, false, [&](std::string_view key, Entry* zset) {
+    ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
+    PropagatePop(ctx, args.max ? "ZPOPMAX" : "ZPOPMIN", key, static_cast<std::int64_t>(args.count));
+  });
 }
 
 }  // namespace warden::server

@@ -12,7 +12,7 @@ namespace warden::server {
 
 // A blocking command's timeout: seconds with decimals, as Redis 7.0 reads it, into an absolute
 // deadline on warden's clock (0: wait forever). False after replying the error.
-bool TimeoutArg(CommandContext& ctx, std::string_view arg, std::int64_t& deadline_ms);
+[[nodiscard]] bool TimeoutArg(CommandContext& ctx, std::string_view arg, std::int64_t& deadline_ms);
 
 // Whether the client may wait: not from a script nor inside EXEC, and only on a connection.
 bool CanBlock(const CommandContext& ctx);
@@ -26,8 +26,9 @@ void WaitForKeys(CommandContext& ctx, std::span<const std::string_view> keys,
 // true with entry nullptr after replying WRONGTYPE when it is not, false when every key is
 // missing. During a retry only the key that received data counts, and another type is not an
 // error: the client goes on waiting.
-bool FindServable(CommandContext& ctx, std::span<const std::string_view> keys,
-                  storage::ValueType type, std::string_view& key, storage::Entry*& entry);
+[[nodiscard]] bool FindServable(CommandContext& ctx, std::span<const std::string_view> keys,
+                                storage::ValueType type, std::string_view& key,
+                                storage::Entry*& entry);
 
 // During a retry (blocking.h) a command serves only from the key that received data; a key of
 // another type is skipped rather than an error, as in Redis 7.0.

@@ -60,7 +60,7 @@ void SubcommandSyntaxError(CommandContext& ctx) {
 }
 
 // Reads CLIENT KILL's filters. Returns false once it has written an error.
-bool ParseKillFilter(CommandContext& ctx, KillFilter& f) {
+[[nodiscard]] bool ParseKillFilter(CommandContext& ctx, KillFilter& f) {
   if (ctx.argc() == 3) {
     // The old form: one address, and the caller may kill itself.
     f.addr = ctx.arg(2);

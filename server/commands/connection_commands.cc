@@ -11,7 +11,8 @@ namespace warden::server {
 namespace {
 
 // Redis's ACLAuthenticateUser: a failure is logged (reason auth, object the command's name).
-bool Authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
+[[nodiscard]] bool Authenticate(CommandContext& ctx, std::string_view user,
+                                std::string_view password) {
   AclUser* found = ctx.server.acl.Authenticate(user, password);
   if (found == nullptr) {
     LogAclDenial(ctx.server, ctx.session, AclDenial::kAuth,

@@ -26,7 +26,7 @@
 namespace warden::server {
 namespace {
 
-bool NonNegativeArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
+[[nodiscard]] bool NonNegativeArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
   if (!protocol::ParseStrictInt64(arg, out)) {
     ctx.reply.Error(errors::kNotInteger);
     return false;

@@ -21,17 +21,17 @@ namespace {
 using storage::Entry;
 using storage::ValueType;
 
-bool LookupHash(CommandContext& ctx, Entry*& hash) {
+[[nodiscard]] bool LookupHash(CommandContext& ctx, Entry*& hash) {
   return LookupTyped(ctx, ctx.arg(1), ValueType::kHash, hash);
 }
 
 // For the commands that only read the hash: a missing key publishes `keymiss`.
-bool ReadHash(CommandContext& ctx, Entry*& hash) {
+[[nodiscard]] bool ReadHash(CommandContext& ctx, Entry*& hash) {
   return LookupTypedRead(ctx, ctx.arg(1), ValueType::kHash, hash);
 }
 
 // HSET and HMSET: the same write, a different reply.
-bool SetPairs(CommandContext& ctx, std::int64_t& created) {
+[[nodiscard]] bool SetPairs(CommandContext& ctx, std::int64_t& created) {
   if (ctx.argc() % 2 == 1) {
     errors::WrongArity(ctx.reply, ctx.spec.name);
     return false;
@@ -260,13 +260,10 @@ void HincrbyfloatCommand(CommandContext& ctx) {
       return;
     }
   }
-  value += increment;
-  if (std::isnan(value) || std::isinf(value)) {
-    ctx.reply.Error(errors::kIncrNanOrInf);
-    return;
-  }
   char buf[5200];
-  const std::string_view text = FormatLongDouble(value, buf);
+  const std::optional<std::string_view> sum = AddLongDoubles(ctx, value, increment, buf);
+  if (!sum) return;
+  const std::string_view text = *sum;
   if (hash == nullptr) NotifyNew(ctx, ctx.arg(1));
   storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2), text, ctx.limits());
   Notify(ctx, notify::kHash, "hincrbyfloat", ctx.arg(1));

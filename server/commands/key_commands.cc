@@ -58,7 +58,7 @@ constexpr std::int64_t kMaxRandomCount = 10'000'000;
 
 }  // namespace
 
-bool ScanCursorArg(CommandContext& ctx, std::string_view arg, std::uint64_t& cursor) {
+[[nodiscard]] bool ScanCursorArg(CommandContext& ctx, std::string_view arg, std::uint64_t& cursor) {
   if (ParseScanCursor(arg, cursor)) return true;
   ctx.reply.Error(errors::kInvalidCursor);
   return false;
@@ -71,7 +71,8 @@ void ScanReplyHeader(CommandContext& ctx, std::uint64_t cursor) {
   ctx.reply.Bulk(std::string_view(digits, static_cast<std::size_t>(end - digits)));
 }
 
-bool ParseValueScanOptions(CommandContext& ctx, std::size_t first, ValueScanOptions& out) {
+[[nodiscard]] bool ParseValueScanOptions(CommandContext& ctx, std::size_t first,
+                                         ValueScanOptions& out) {
   for (std::size_t i = first; i < ctx.argc(); i += 2) {
     const std::string_view opt = ctx.arg(i);
     const bool has_value = i + 1 < ctx.argc();
@@ -94,7 +95,7 @@ bool ParseValueScanOptions(CommandContext& ctx, std::size_t first, ValueScanOpti
   return true;
 }
 
-bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count) {
+[[nodiscard]] bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count) {
   if (!IntegerArg(ctx, arg, count)) return false;
   if (count == INT64_MIN) {
     ctx.reply.Error(errors::kCountOutOfRange);
@@ -103,7 +104,7 @@ bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& cou
   return true;
 }
 
-bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count) {
+[[nodiscard]] bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count) {
   if (count >= -kMaxRandomCount) return true;
   ctx.reply.Error(errors::kOutOfRange);
   return false;

@@ -21,7 +21,8 @@ using storage::Entry;
 
 // Redis's getIntFromObjectOrReply: an integer that fits in an int. Replies `error` when set,
 // otherwise Redis's generic texts.
-bool IntArg(CommandContext& ctx, std::string_view arg, int& out, std::string_view error = {}) {
+[[nodiscard]] bool IntArg(CommandContext& ctx, std::string_view arg, int& out,
+                          std::string_view error = {}) {
   std::int64_t value = 0;
   if (!protocol::ParseStrictInt64(arg, value)) {
     ctx.reply.Error(error.empty() ? errors::kNotInteger : error);
@@ -35,7 +36,7 @@ bool IntArg(CommandContext& ctx, std::string_view arg, int& out, std::string_vie
   return true;
 }
 
-bool DbArg(CommandContext& ctx, std::string_view arg, int& db) {
+[[nodiscard]] bool DbArg(CommandContext& ctx, std::string_view arg, int& db) {
   if (!IntArg(ctx, arg, db)) return false;
   if (db < 0 || db >= ctx.server.dbs.count()) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);

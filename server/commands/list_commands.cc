@@ -33,7 +33,7 @@ void NotifyPopped(CommandContext& ctx, std::string_view key, const Entry* list, 
 
 }  // namespace
 
-bool ListEndArg(CommandContext& ctx, std::string_view arg, ListEnd& end) {
+[[nodiscard]] bool ListEndArg(CommandContext& ctx, std::string_view arg, ListEnd& end) {
   if (ArgIs(arg, "left")) {
     end = ListEnd::kHead;
   } else if (ArgIs(arg, "right")) {
@@ -45,7 +45,7 @@ bool ListEndArg(CommandContext& ctx, std::string_view arg, ListEnd& end) {
   return true;
 }
 
-bool ParseMpopArgs(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out) {
+[[nodiscard]] bool ParseMpopArgs(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out) {
   std::int64_t numkeys = 0;
   if (!protocol::ParseStrictInt64(ctx.arg(numkeys_at), numkeys) || numkeys < 1) {
     ctx.reply.Error(errors::kNumkeysZero);
@@ -137,12 +137,12 @@ void MoveReply(CommandContext& ctx, std::string_view src_key, Entry*& src, std::
 
 namespace {
 
-bool LookupList(CommandContext& ctx, std::string_view key, Entry*& list) {
+[[nodiscard]] bool LookupList(CommandContext& ctx, std::string_view key, Entry*& list) {
   return LookupTyped(ctx, key, ValueType::kList, list);
 }
 
 // For the commands that only read the list: a missing key publishes `keymiss`.
-bool ReadList(CommandContext& ctx, std::string_view key, Entry*& list) {
+[[nodiscard]] bool ReadList(CommandContext& ctx, std::string_view key, Entry*& list) {
   return LookupTypedRead(ctx, key, ValueType::kList, list);
 }
 

@@ -15,7 +15,7 @@
 namespace warden::server {
 
 // LEFT or RIGHT, case-insensitive; false after replying a syntax error.
-bool ListEndArg(CommandContext& ctx, std::string_view arg, storage::ListEnd& end);
+[[nodiscard]] bool ListEndArg(CommandContext& ctx, std::string_view arg, storage::ListEnd& end);
 
 // LMPOP's arguments from numkeys on: numkeys key... LEFT|RIGHT [COUNT count].
 struct MpopArgs {
@@ -25,7 +25,7 @@ struct MpopArgs {
 };
 // Parses them from argument `numkeys_at` to the last one (BLMPOP: after its timeout); false
 // after replying Redis's error.
-bool ParseMpopArgs(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out);
+[[nodiscard]] bool ParseMpopArgs(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out);
 
 // The pops publish Redis's lpop/rpop event on the key, then `del` if they emptied it.
 // Pops one element at `end` of the list at `key` and replies it as a bulk string (LPOP key).

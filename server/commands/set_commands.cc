@@ -18,12 +18,12 @@ namespace {
 using storage::Entry;
 using storage::ValueType;
 
-bool LookupSet(CommandContext& ctx, std::string_view key, Entry*& set) {
+[[nodiscard]] bool LookupSet(CommandContext& ctx, std::string_view key, Entry*& set) {
   return LookupTyped(ctx, key, ValueType::kSet, set);
 }
 
 // For the commands that only read the set: a missing key publishes `keymiss`.
-bool ReadSet(CommandContext& ctx, std::string_view key, Entry*& set) {
+[[nodiscard]] bool ReadSet(CommandContext& ctx, std::string_view key, Entry*& set) {
   return LookupTypedRead(ctx, key, ValueType::kSet, set);
 }
 
@@ -41,8 +41,8 @@ std::vector<std::string> Members(const Entry& set) {
 
 // The sets named by `keys`, nullptr for a missing key. Every key is checked for its type, even
 // after a missing one (Redis does). False after replying WRONGTYPE.
-bool LookupSets(CommandContext& ctx, std::span<const std::string_view> keys,
-                std::vector<Entry*>& sets) {
+[[nodiscard]] bool LookupSets(CommandContext& ctx, std::span<const std::string_view> keys,
+                              std::vector<Entry*>& sets) {
   sets.clear();
   for (std::string_view key : keys) {
     Entry* set = nullptr;

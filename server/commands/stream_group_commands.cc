@@ -36,7 +36,7 @@ void NoGroupForKey(CommandContext& ctx, std::string_view key, std::string_view g
 
 // The stream at argument 1 and its group at argument 2, or a reply: WRONGTYPE, or NOGROUP for a
 // missing key or group (XCLAIM, XAUTOCLAIM).
-bool FindGroup(CommandContext& ctx, Entry*& entry, StreamGroup*& group) {
+[[nodiscard]] bool FindGroup(CommandContext& ctx, Entry*& entry, StreamGroup*& group) {
   if (!LookupTypedRead(ctx, ctx.arg(1), storage::ValueType::kStream, entry)) return false;
   group = entry != nullptr ? FindStreamGroup(*storage::StreamOf(*entry), ctx.arg(2)) : nullptr;
   if (group == nullptr) {

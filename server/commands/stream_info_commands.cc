@@ -21,18 +21,21 @@ void SubcommandSyntaxError(CommandContext& ctx) {
   errors::SubcommandSyntax(ctx.reply, ctx.arg(0), ctx.arg(1));
 }
 
-void ReplyLag(CommandContext& ctx, const Stream& stream, const StreamGroup& group) {
-  std::int64_t lag = 0;
-  if (storage::StreamGroupLag(stream, group, lag)) {
-    ctx.reply.Integer(lag);
+// A group's position in the stream, as XINFO GROUPS and XINFO STREAM FULL both show it:
+// last-delivered-id, entries-read and lag (null when Redis 7.0 cannot tell them).
+void ReplyGroupPosition(CommandContext& ctx, const Stream& stream, const StreamGroup& group) {
+  ctx.reply.Bulk("last-delivered-id");
+  ReplyStreamId(ctx, group.last_id);
+  ctx.reply.Bulk("entries-read");
+  if (group.entries_read != storage::kInvalidEntriesRead) {
+    ctx.reply.Integer(group.entries_read);
   } else {
     ctx.reply.Null();
   }
-}
-
-void ReplyEntriesRead(CommandContext& ctx, const StreamGroup& group) {
-  if (group.entries_read != storage::kInvalidEntriesRead) {
-    ctx.reply.Integer(group.entries_read);
+  ctx.reply.Bulk("lag");
+  std::int64_t lag = 0;
+  if (storage::StreamGroupLag(stream, group, lag)) {
+    ctx.reply.Integer(lag);
   } else {
     ctx.reply.Null();
   }
@@ -61,12 +64,7 @@ void ReplyFullGroups(CommandContext& ctx, const Stream& stream, std::int64_t cou
     ctx.reply.MapHeader(7);
     ctx.reply.Bulk("name");
     ctx.reply.Bulk(name);
-    ctx.reply.Bulk("last-delivered-id");
-    ReplyStreamId(ctx, group->last_id);
-    ctx.reply.Bulk("entries-read");
-    ReplyEntriesRead(ctx, *group);
-    ctx.reply.Bulk("lag");
-    ReplyLag(ctx, stream, *group);
+    ReplyGroupPosition(ctx, stream, *group);
     ctx.reply.Bulk("pel-count");
     ctx.reply.Integer(static_cast<std::int64_t>(group->pel.size()));
     ctx.reply.Bulk("pending");
@@ -218,12 +216,7 @@ void XinfoCommand(CommandContext& ctx) {
       ctx.reply.Integer(static_cast<std::int64_t>(group->consumers.size()));
       ctx.reply.Bulk("pending");
       ctx.reply.Integer(static_cast<std::int64_t>(group->pel.size()));
-      ctx.reply.Bulk("last-delivered-id");
-      ReplyStreamId(ctx, group->last_id);
-      ctx.reply.Bulk("entries-read");
-      ReplyEntriesRead(ctx, *group);
-      ctx.reply.Bulk("lag");
-      ReplyLag(ctx, stream, *group);
+      ReplyGroupPosition(ctx, stream, *group);
     }
   } else if (ArgIs(opt, "stream")) {
     ReplyStreamInfo(ctx, stream);

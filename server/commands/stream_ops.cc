@@ -44,8 +44,8 @@ bool ParseStreamId(std::string_view arg, std::uint64_t missing_seq, bool strict,
   return true;
 }
 
-bool StreamIdArg(CommandContext& ctx, std::string_view arg, std::uint64_t missing_seq, bool strict,
-                 bool* seq_given, StreamId& id) {
+[[nodiscard]] bool StreamIdArg(CommandContext& ctx, std::string_view arg, std::uint64_t missing_seq,
+                               bool strict, bool* seq_given, StreamId& id) {
   if (ParseStreamId(arg, missing_seq, strict, seq_given, id)) return true;
   ctx.reply.Error(kInvalidStreamId);
   return false;
@@ -67,7 +67,7 @@ void ReplyStreamEntry(CommandContext& ctx, StreamId id,
   }
 }
 
-bool LookupStream(CommandContext& ctx, std::string_view key, storage::Entry*& entry) {
+[[nodiscard]] bool LookupStream(CommandContext& ctx, std::string_view key, storage::Entry*& entry) {
   return LookupTyped(ctx, key, storage::ValueType::kStream, entry);
 }
 

@@ -18,8 +18,8 @@ inline constexpr std::string_view kInvalidStreamId =
 // Redis's streamGenericParseIDOrReply: "ms-seq", "ms" (seq `missing_seq`), "-" and "+" unless
 // `strict`; with `seq_given` non-null, "ms-*" too (then *seq_given is false). False after
 // replying the error.
-bool StreamIdArg(CommandContext& ctx, std::string_view arg, std::uint64_t missing_seq, bool strict,
-                 bool* seq_given, storage::StreamId& id);
+[[nodiscard]] bool StreamIdArg(CommandContext& ctx, std::string_view arg, std::uint64_t missing_seq,
+                               bool strict, bool* seq_given, storage::StreamId& id);
 // The same without a reply.
 bool ParseStreamId(std::string_view arg, std::uint64_t missing_seq, bool strict, bool* seq_given,
                    storage::StreamId& id);
@@ -31,7 +31,7 @@ void ReplyStreamEntry(CommandContext& ctx, storage::StreamId id,
 
 // Finds `key`, which must hold a stream: false after replying WRONGTYPE; `entry` nullptr when
 // missing.
-bool LookupStream(CommandContext& ctx, std::string_view key, storage::Entry*& entry);
+[[nodiscard]] bool LookupStream(CommandContext& ctx, std::string_view key, storage::Entry*& entry);
 
 // The group `name` of `stream`, or nullptr; a lookup never creates the stream's group table.
 inline storage::StreamGroup* FindStreamGroup(storage::Stream& stream, std::string_view name) {

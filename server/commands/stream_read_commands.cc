@@ -40,7 +40,7 @@ struct ReadArgs {
   std::string_view consumer;
 };
 
-bool ParseRead(CommandContext& ctx, ReadArgs& a) {
+[[nodiscard]] bool ParseRead(CommandContext& ctx, ReadArgs& a) {
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     const std::size_t more = ctx.argc() - i - 1;
     const std::string_view o = ctx.arg(i);
@@ -298,7 +298,9 @@ void ReadCommand(CommandContext& ctx, bool group_form) {
   for (std::size_t i = 0; i < a.n; ++i) {
     const std::string_view key = ctx.arg(a.streams + i);
     Entry* entry = nullptr;
-    LookupTypedRead(ctx, key, storage::ValueType::kStream, entry);
+    // The types were checked above; the second lookup is Redis's own (xreadCommand looks every
+    // key up twice, and a missing one notifies keymiss twice).
+    if (!LookupTypedRead(ctx, key, storage::ValueType::kStream, entry)) return;
     if (entry == nullptr) continue;
     Stream& stream = *storage::StreamOf(*entry);
     StreamId gt = after[i];

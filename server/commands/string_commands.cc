@@ -37,8 +37,8 @@ std::optional<SetExpiry> ExpiryOption(std::string_view opt) {
 
 // The deadline an EX, PX, EXAT or PXAT option of `command` asks for (kNoDeadline for none or
 // KEEPTTL), or false after replying the error.
-bool ExpiryDeadline(CommandContext& ctx, SetExpiry expiry, std::string_view arg,
-                    std::string_view command, std::int64_t& deadline) {
+[[nodiscard]] bool ExpiryDeadline(CommandContext& ctx, SetExpiry expiry, std::string_view arg,
+                                  std::string_view command, std::int64_t& deadline) {
   deadline = kNoDeadline;
   if (expiry == SetExpiry::kNone || expiry == SetExpiry::kKeepTtl) return true;
   std::int64_t value = 0;
@@ -219,7 +219,7 @@ bool ParseGetexOptions(std::span<const std::string_view> args, GetexOptions& out
 }
 
 // MSET and MSETNX: the pairs after the command name; an odd count is an arity error.
-bool CheckPairs(CommandContext& ctx) {
+[[nodiscard]] bool CheckPairs(CommandContext& ctx) {
   if (ctx.argc() % 2 == 1) return true;
   errors::WrongArity(ctx.reply, ctx.spec.name);
   return false;
@@ -244,7 +244,7 @@ void MgetBatch(CommandContext& ctx, storage::Keyspace& keyspace, std::size_t fir
 
 }  // namespace
 
-bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
+[[nodiscard]] bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out) {
   if (protocol::ParseStrictInt64(arg, out)) return true;
   ctx.reply.Error(errors::kNotInteger);
   return false;
@@ -280,6 +280,16 @@ std::string_view FormatLongDouble(long double value, char (&buf)[5200]) {
     text = std::string_view(buf, 1);
   }
   return text;
+}
+
+std::optional<std::string_view> AddLongDoubles(CommandContext& ctx, long double value,
+                                               long double increment, char (&buf)[5200]) {
+  value += increment;
+  if (std::isnan(value) || std::isinf(value)) {
+    ctx.reply.Error(errors::kIncrNanOrInf);
+    return std::nullopt;
+  }
+  return FormatLongDouble(value, buf);
 }
 
 bool ComputeDeadline(std::int64_t value, std::int64_t unit_ms, bool relative, std::int64_t now_ms,
@@ -584,13 +594,10 @@ void IncrbyfloatCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kNotFloat);
     return;
   }
-  value += increment;
-  if (std::isnan(value) || std::isinf(value)) {
-    ctx.reply.Error(errors::kIncrNanOrInf);
-    return;
-  }
   char buf[5200];
-  const std::string_view text = FormatLongDouble(value, buf);
+  const std::optional<std::string_view> sum = AddLongDoubles(ctx, value, increment, buf);
+  if (!sum) return;
+  const std::string_view text = *sum;
   const std::int64_t deadline = entry != nullptr ? entry->deadline_ms() : kNoDeadline;
   ctx.keyspace().Store(ctx.arg(1), text, deadline, entry, storage::Encoding::kStringNoInt);
   if (entry == nullptr) NotifyNew(ctx, ctx.arg(1));

@@ -18,7 +18,7 @@ using storage::Entry;
 using storage::ValueType;
 
 // Redis's checkStringLength: a string may not grow past proto-max-bulk-len.
-bool CheckStringLength(CommandContext& ctx, std::int64_t size, std::int64_t append) {
+[[nodiscard]] bool CheckStringLength(CommandContext& ctx, std::int64_t size, std::int64_t append) {
   std::int64_t total = 0;
   if (__builtin_add_overflow(size, append, &total) ||
       total > ctx.server.config.proto_max_bulk_len) {

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "server/command_context.h"
@@ -14,8 +15,8 @@ namespace warden::server {
 
 // Finds `key` in the client's database. Returns false after replying WRONGTYPE when the key
 // holds another type; otherwise true, with `entry` nullptr when the key is missing.
-inline bool LookupTyped(CommandContext& ctx, std::string_view key, storage::ValueType type,
-                        storage::Entry*& entry) {
+[[nodiscard]] inline bool LookupTyped(CommandContext& ctx, std::string_view key,
+                                      storage::ValueType type, storage::Entry*& entry) {
   entry = ctx.keyspace().Find(key, ctx.now_ms);
   if (entry != nullptr && entry->type() != type) {
     ctx.reply.Error(errors::kWrongType);
@@ -26,8 +27,8 @@ inline bool LookupTyped(CommandContext& ctx, std::string_view key, storage::Valu
 
 // LookupTyped for a command that only reads the key (Redis's lookupKeyRead): a missing key
 // publishes `keymiss`.
-inline bool LookupTypedRead(CommandContext& ctx, std::string_view key, storage::ValueType type,
-                            storage::Entry*& entry) {
+[[nodiscard]] inline bool LookupTypedRead(CommandContext& ctx, std::string_view key,
+                                          storage::ValueType type, storage::Entry*& entry) {
   if (!LookupTyped(ctx, key, type, entry)) return false;
   if (entry == nullptr) NotifyKeyMiss(ctx, key);
   return true;
@@ -35,7 +36,7 @@ inline bool LookupTypedRead(CommandContext& ctx, std::string_view key, storage::
 
 // Whether the arguments from `first` on, every `step`-th, fit as hash fields or set members
 // (keys of a value's table); replies the error when one does not.
-inline bool ElementsFit(CommandContext& ctx, std::size_t first, std::size_t step) {
+[[nodiscard]] inline bool ElementsFit(CommandContext& ctx, std::size_t first, std::size_t step) {
   for (std::size_t i = first; i < ctx.argc(); i += step) {
     if (ctx.arg(i).size() > storage::Keyspace::kMaxKeyLength) {
       ctx.reply.Error(errors::kElementTooLong);
@@ -46,8 +47,8 @@ inline bool ElementsFit(CommandContext& ctx, std::size_t first, std::size_t step
 }
 
 // value + increment, or false after replying Redis's overflow error (INCRBY, HINCRBY).
-inline bool CheckedAdd(CommandContext& ctx, std::int64_t value, std::int64_t increment,
-                       std::int64_t& sum) {
+[[nodiscard]] inline bool CheckedAdd(CommandContext& ctx, std::int64_t value,
+                                     std::int64_t increment, std::int64_t& sum) {
   if (__builtin_add_overflow(value, increment, &sum)) {
     ctx.reply.Error(errors::kIncrOverflow);
     return false;
@@ -62,19 +63,24 @@ inline std::string_view FormatInt(std::int64_t value, char (&buf)[24]) {
 }
 
 // Reads an integer argument or replies Redis's not-an-integer error.
-bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out);
+[[nodiscard]] bool IntegerArg(CommandContext& ctx, std::string_view arg, std::int64_t& out);
 
 // Redis's strict long double parser (string2ld): what INCRBYFLOAT and HINCRBYFLOAT accept.
 bool ParseLongDouble(std::string_view text, long double& out);
 // INCRBYFLOAT's output: %.17Lf with trailing zeros (and a trailing '.') removed, "-0" as "0".
 // Writes into `buf` and returns the view.
 std::string_view FormatLongDouble(long double value, char (&buf)[5200]);
+// INCRBYFLOAT's and HINCRBYFLOAT's sum, in long double as Redis adds: its text in `buf`, or
+// nullopt having replied that the result would be NaN or infinite.
+[[nodiscard]] std::optional<std::string_view> AddLongDoubles(CommandContext& ctx, long double value,
+                                                             long double increment,
+                                                             char (&buf)[5200]);
 
 // Replies a SCAN-style page: the next cursor as a bulk string, then `count` items written by
 // the caller.
 void ScanReplyHeader(CommandContext& ctx, std::uint64_t cursor);
 // Parses SCAN's cursor as Redis does (strtoul); false after replying the error.
-bool ScanCursorArg(CommandContext& ctx, std::string_view arg, std::uint64_t& cursor);
+[[nodiscard]] bool ScanCursorArg(CommandContext& ctx, std::string_view arg, std::uint64_t& cursor);
 
 }  // namespace warden::server
 
@@ -87,13 +93,14 @@ struct ValueScanOptions {
   bool use_pattern = false;
 };
 // Reads the options from argument `first` on; false after replying the error.
-bool ParseValueScanOptions(CommandContext& ctx, std::size_t first, ValueScanOptions& out);
+[[nodiscard]] bool ParseValueScanOptions(CommandContext& ctx, std::size_t first,
+                                         ValueScanOptions& out);
 
 // The count of SRANDMEMBER and HRANDFIELD: any int64 but INT64_MIN, with Redis's texts.
-bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count);
+[[nodiscard]] bool RandomCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count);
 // Redis 7.0 answers a huge negative count by streaming elements until memory runs out; warden
 // refuses counts whose reply could not be held (a known difference).
-bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count);
+[[nodiscard]] bool RandomCountWithinCap(CommandContext& ctx, std::int64_t count);
 
 }  // namespace warden::server
 

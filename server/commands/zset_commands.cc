@@ -24,12 +24,12 @@ namespace {
 using storage::Entry;
 using storage::ValueType;
 
-bool LookupZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
+[[nodiscard]] bool LookupZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
   return LookupTyped(ctx, key, ValueType::kZset, zset);
 }
 
 // For the commands that only read the sorted set: a missing key publishes `keymiss`.
-bool ReadZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
+[[nodiscard]] bool ReadZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
   return LookupTypedRead(ctx, key, ValueType::kZset, zset);
 }
 
@@ -128,7 +128,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr) {
 }
 
 // The pop count of ZPOPMIN/ZPOPMAX: a non-negative integer, or Redis's "must be positive".
-bool PopCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count) {
+[[nodiscard]] bool PopCountArg(CommandContext& ctx, std::string_view arg, std::int64_t& count) {
   if (protocol::ParseStrictInt64(arg, count) && count >= 0) return true;
   ctx.reply.Error(errors::kOutOfRangePositive);
   return false;

@@ -129,7 +129,7 @@ void ReplyZpop(CommandContext& ctx, storage::Entry*& zset, std::string_view key,
   if (zset == nullptr) Notify(ctx, notify::kGeneric, "del", key);
 }
 
-bool ParseZmpopArgs(CommandContext& ctx, std::size_t numkeys_at, ZmpopArgs& out) {
+[[nodiscard]] bool ParseZmpopArgs(CommandContext& ctx, std::size_t numkeys_at, ZmpopArgs& out) {
   std::int64_t numkeys = 0;
   if (!protocol::ParseStrictInt64(ctx.arg(numkeys_at), numkeys) || numkeys < 1) {
     ctx.reply.Error(errors::kNumkeysZero);

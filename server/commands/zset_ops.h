@@ -55,6 +55,6 @@ struct ZmpopArgs {
   bool max = false;
   std::int64_t count = 1;
 };
-bool ParseZmpopArgs(CommandContext& ctx, std::size_t numkeys_at, ZmpopArgs& out);
+[[nodiscard]] bool ParseZmpopArgs(CommandContext& ctx, std::size_t numkeys_at, ZmpopArgs& out);
 
 }  // namespace warden::server

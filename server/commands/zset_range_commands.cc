@@ -20,12 +20,12 @@ using storage::Entry;
 enum class RangeBy { kAuto, kRank, kScore, kLex };
 enum class Direction { kAuto, kForward, kReverse };
 
-bool LookupZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
+[[nodiscard]] bool LookupZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
   return LookupTyped(ctx, key, storage::ValueType::kZset, zset);
 }
 
 // For the commands that only read the sorted set: a missing key publishes `keymiss`.
-bool ReadZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
+[[nodiscard]] bool ReadZset(CommandContext& ctx, std::string_view key, Entry*& zset) {
   return LookupTypedRead(ctx, key, storage::ValueType::kZset, zset);
 }
 

@@ -14,7 +14,8 @@ enum class Source { kBody, kSha };
 
 }  // namespace
 
-bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer, std::int64_t& numkeys) {
+[[nodiscard]] bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer,
+                                std::int64_t& numkeys) {
   if (!protocol::ParseStrictInt64(ctx.arg(2), numkeys)) {
     ctx.reply.Error(not_integer);
     return false;
@@ -30,7 +31,7 @@ bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer, std::int64_
   return true;
 }
 
-bool ScriptRefusedByDiskError(CommandContext& ctx) {
+[[nodiscard]] bool ScriptRefusedByDiskError(CommandContext& ctx) {
   const int err = ctx.server.aof.write_error();
   if (err == 0 || ctx.server.loading) [[likely]] {
     return false;

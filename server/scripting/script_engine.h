@@ -73,8 +73,9 @@ struct FunctionLibrary {
 // answered when it refuses: numkeys (`not_integer` for a number that does not parse), the
 // append-only file's write error for a script that may write, and the KILLs.
 struct CommandContext;
-bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer, std::int64_t& numkeys);
-bool ScriptRefusedByDiskError(CommandContext& ctx);
+[[nodiscard]] bool ParseNumkeys(CommandContext& ctx, std::string_view not_integer,
+                                std::int64_t& numkeys);
+[[nodiscard]] bool ScriptRefusedByDiskError(CommandContext& ctx);
 void KillScript(CommandContext& ctx, bool eval);
 
 class ScriptEngine {
