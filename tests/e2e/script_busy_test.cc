@@ -1,8 +1,9 @@
-// A runaway script against a real server (redis-semantics.md 6.6): past busy-reply-threshold other
-// clients get BUSY for everything but the allow-busy commands, SCRIPT KILL stops a script that has
-// not written, and one that has is UNKILLABLE, which leaves stopping the server: warden by
-// SIGTERM (it stops a running script on that signal), redis-server by SHUTDOWN NOSAVE. A runaway
-// function (FCALL) is the same with FUNCTION KILL, and each KILL refuses the other kind.
+// A runaway script against a real server (Redis 7.0's script.c, scriptInterrupt): past
+// busy-reply-threshold other clients get BUSY for everything but the allow-busy commands, SCRIPT
+// KILL stops a script that has not written, and one that has is UNKILLABLE, which leaves stopping
+// the server: warden by SIGTERM (it stops a running script on that signal), redis-server by
+// SHUTDOWN NOSAVE. A runaway function (FCALL) is the same with FUNCTION KILL, and each KILL refuses
+// the other kind.
 //
 // The servers are started here with --busy-reply-threshold 200, which both accept, because the
 // shared fixture's use the 5000 ms default. Nothing waits on the clock: client B's PING is
@@ -35,7 +36,7 @@ constexpr std::string_view kUnkillable =
     "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
     "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
     "NOSAVE command.\r\n";
-// The script of redis-semantics.md 6.6, whose SHA-1 the kill error names.
+// An endless script, whose SHA-1 the kill error names.
 constexpr std::string_view kRunaway = "local t=0 while true do t=t+1 end";
 constexpr std::string_view kRunawaySha = "69e49ba5f2f384f0937667865500d1d24c236825";
 // Bounds every wait; a healthy run needs a fraction of it.

@@ -1,5 +1,5 @@
 // The Lua bridge on a bare Lua state, without the engine or the dispatcher: numbers to integers,
-// error tables, command replies to Lua values and Lua values to replies (redis-semantics.md 6.5).
+// error tables, command replies to Lua values and Lua values to replies (Redis 7.0's script_lua.c).
 // The same conversions are pinned against redis-server 7.0 in
 // tests/differential/cases/scripting_lua_to_resp.txt and scripting_resp_to_lua.txt.
 #include "server/scripting/lua_bridge.h"

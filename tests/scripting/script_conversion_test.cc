@@ -1,4 +1,4 @@
-// Conversions through the dispatcher (redis-semantics.md 6.5): script return values to RESP for
+// Conversions through the dispatcher (Redis 7.0's script_lua.c): script return values to RESP for
 // RESP2 and RESP3 clients, with and without redis.setresp(3), and command replies to Lua values
 // as redis.call returns them. Every expected reply is redis-server 7.0's, as pinned by
 // tests/differential/cases/scripting_lua_to_resp.txt and scripting_resp_to_lua.txt.

@@ -1,4 +1,4 @@
-// Every way a script fails, through the dispatcher (redis-semantics.md 6.3, 6.4, 6.8): the exact
+// Every way a script fails, through the dispatcher (Redis 7.0's script_lua.c and eval.c): the exact
 // error reply, with Redis's " script: <sha>, on @user_script:<line>." suffix for uncaught errors
 // and none for errors returned as values or found before the script runs. The texts are
 // redis-server 7.0's, pinned by tests/differential/cases/scripting_errors.txt, scripting_api.txt

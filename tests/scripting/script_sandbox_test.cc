@@ -1,8 +1,8 @@
-// The sandbox (redis-semantics.md 6.3): what scripts cannot reach, and the escapes and crashes
-// reported against Redis's Lua, each of which must end in an ordinary error reply with the engine
-// still working: bytecode loading, the string metatable, unpack's range check (the Lua 5.1
-// overflow), bit.tohex with INT_MIN (CVE-2024-31449), cjson nesting, return values nested past the
-// C stack, and scripts that try to take all the memory.
+// The sandbox (Redis 7.0's script_lua.c and its tests/unit/scripting.tcl): what scripts cannot
+// reach, and the escapes and crashes reported against Redis's Lua, each of which must end in an
+// ordinary error reply with the engine still working: bytecode loading, the string metatable,
+// unpack's range check (the Lua 5.1 overflow), bit.tohex with INT_MIN (CVE-2024-31449), cjson
+// nesting, return values nested past the C stack, and scripts that try to take all the memory.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,5 +1,5 @@
-// Glob matching as Redis 7.0's stringmatchlen does it. The KEYS table is the transcript of
-// redis-semantics.md section 5.2, extended with patterns checked against redis-server 7.0.15.
+// Glob matching as Redis 7.0's stringmatchlen (util.c) does it, with patterns checked against
+// redis-server 7.0.15 through KEYS.
 #include "storage/glob.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// CLIENT and its subcommands through the dispatcher (redis-semantics.md 7.3; SETINFO as Redis
-// 7.2 has it, /tmp/research/newer-commands.md section 4).
+// CLIENT and its subcommands through the dispatcher (Redis 7.0's networking.c, clientCommand;
+// SETINFO as Redis 7.2 has it, documented at redis.io/commands/client-setinfo).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// COMMAND and its subcommands through the dispatcher (redis-semantics.md 7.6). COMMAND INFO
+// COMMAND and its subcommands through the dispatcher (Redis 7.0's server.c). COMMAND INFO
 // entries carry Redis 7.0's tips and key specifications, COMMAND DOCS entries Redis 7.0's docs
 // with argument trees (the bytes below are redis-server 7.0.15's).
 #include <gtest/gtest.h>

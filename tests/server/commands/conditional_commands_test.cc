@@ -1,5 +1,6 @@
 // Redis 8.4's compare-and-set and compare-and-delete for locks without Lua: SET's IF* conditions,
-// DELEX and DIGEST, through the dispatcher (/tmp/research/newer-commands.md sections 1-3).
+// DELEX and DIGEST, through the dispatcher, as Redis 8.4 documents them (redis.io/commands/set,
+// /delex and /digest).
 #include <gtest/gtest.h>
 
 #include <string>

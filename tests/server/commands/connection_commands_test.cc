@@ -1,6 +1,6 @@
 // PING, ECHO, QUIT, RESET, SELECT, HELLO and AUTH through the dispatcher, with and without
-// requirepass (redis-semantics.md 3.13, 3.15, 7.1, 7.2 and 7.4, checked against redis-server
-// 7.0.15).
+// requirepass (Redis 7.0's networking.c and acl.c, tests/unit/auth.tcl; checked against
+// redis-server 7.0.15).
 #include <gtest/gtest.h>
 
 #include <string>

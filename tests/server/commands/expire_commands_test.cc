@@ -1,5 +1,5 @@
 // The EXPIRE family, PERSIST and the TTL readers through the dispatcher, with a manual clock
-// (redis-semantics.md 3.5-3.7 and 4.2).
+// (Redis 7.0's expire.c and db.c, tests/unit/expire.tcl).
 #include <gtest/gtest.h>
 
 #include <string>

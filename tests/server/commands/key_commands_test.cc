@@ -1,5 +1,5 @@
 // DEL, EXISTS, TYPE, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB and FLUSHALL through the dispatcher
-// (redis-semantics.md 3.3-3.12, 4.2 and 5.1).
+// (Redis 7.0's db.c, tests/unit/keyspace.tcl and scan.tcl).
 #include <gtest/gtest.h>
 
 #include <optional>

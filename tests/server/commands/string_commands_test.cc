@@ -1,6 +1,6 @@
 // SET and its relatives, GET and the INCR family through the dispatcher. Replies follow
-// redis-semantics.md 3.1-3.2, checked against redis-server 7.0.15. SET's IF* conditions, DELEX
-// and DIGEST are in conditional_commands_test.cc.
+// Redis 7.0's t_string.c and tests/unit/type/string.tcl, checked against redis-server 7.0.15. SET's
+// IF* conditions, DELEX and DIGEST are in conditional_commands_test.cc.
 #include <gtest/gtest.h>
 
 #include <string>

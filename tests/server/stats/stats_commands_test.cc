@@ -1,5 +1,5 @@
 // INFO commandstats/errorstats/latencystats, CONFIG RESETSTAT, SLOWLOG and LATENCY through the
-// dispatcher (redis-semantics-types.md 12.3, 13 and 17). The ManualClock stands still while a
+// dispatcher (Redis 7.0's slowlog.c, latency.c and server.c). The ManualClock stands still while a
 // command runs, so every duration is 0 and the counts and entries are exact.
 #include <gtest/gtest.h>
 
