@@ -519,7 +519,7 @@ std::optional<std::string> Acl::LoadFile(const std::string& path,
     *default_user_ = std::move(fresh.default_user());
   }
   default_user_->Changed();
-  auto kept = std::move(users_.extract("default"));
+  auto kept = users_.extract("default");
   for (auto& [name, user] : users_) dropped.push_back(std::move(user));
   users_ = std::move(loaded);
   users_.insert(std::move(kept));
