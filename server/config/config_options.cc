@@ -570,8 +570,10 @@ std::string OptionsHelp() {
       if (line.size() < 44) line.resize(44, ' ');
       line += ' ';
       line += o.help;
-      if (o.rewrite != nullptr && (o.flags & kConfigFileOnly) == 0) {
-        const std::string value = o.rewrite(defaults);
+      const auto shown = o.rewrite != nullptr ? o.rewrite : o.get;
+      if (shown != nullptr && (o.flags & kConfigFileOnly) == 0) {
+        std::string value = shown(defaults);
+        std::replace(value.begin(), value.end(), '\n', ',');
         line += " (default " + (value.empty() ? std::string("\"\"") : value) + ")";
       }
       if (!o.alias.empty()) line += "; alias " + std::string(o.alias);

@@ -21,6 +21,12 @@ fi
 warden_bin=$(realpath "$1")
 shift
 suites=("$@")
+# --install-only: what the suites need, and nothing else (run-tests.sh installs once, then runs
+# two sets of suites side by side).
+if [ "${suites[*]}" = "--install-only" ]; then
+  install_only=1
+  suites=()
+fi
 [ ${#suites[@]} -eq 0 ] && suites=(cli python redisson ruby sidekiq node twemproxy fuzz)
 
 # Debian 12's client libraries, pinned; pytest comes with them, minitest with ruby.
@@ -80,6 +86,7 @@ install_missing() {
 }
 
 install_missing
+[ "${install_only:-0}" = 1 ] && exit 0
 redis-server --version | grep -q ' v=7\.0\.' ||
   { echo "clients: redis-server is not 7.0: $(redis-server --version)" >&2; exit 1; }
 
@@ -98,8 +105,19 @@ trap 'exit 130' INT TERM
 # differential tester uses several.
 flags=(--bind 127.0.0.1 --save '' --appendonly no --enable-debug-command yes --databases 16)
 
+# A port nothing listens on. With CLIENTS_PORT_BASE set, one from the 5,000 above it: two runs
+# side by side take ports from ranges of their own, so one cannot start a server on a port the
+# other has just been given.
 free_port() {
-  "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+  "$py" -c 'import os, random, socket
+base = int(os.environ.get("CLIENTS_PORT_BASE", "0"))
+while True:
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", random.randrange(base, base + 5000) if base else 0))
+        break
+    except OSError:
+        s.close()
 print(s.getsockname()[1])'
 }
 
