@@ -25,6 +25,13 @@ void CountCategory(const AclSelector& s, std::uint32_t bit, unsigned long& on, u
 }
 
 void AppendPattern(std::string& out, const AclKeyPattern& key) {
+  // A read-write "*" that is not allkeys (it came as "%RW~*") is written as it came. Redis 7.0
+  // writes "~*", which reads back as allkeys: the user's other key patterns are dropped, or, with
+  // one after it, ACL LOAD refuses the file ACL SAVE wrote.
+  if (key.perms == kAclReadWrite && key.pattern == "*") {
+    out += "%RW~*";
+    return;
+  }
   out += key.perms == kAclReadWrite ? "~" : key.perms == kAclRead ? "%R~" : "%W~";
   out += key.pattern;
 }

@@ -79,6 +79,25 @@ TEST(AclModelTest, AFailedSetuserKeepsNothing) {
   EXPECT_EQ(acl.Find("never"), nullptr);
 }
 
+TEST(AclModelTest, AReadWriteStarPatternIsDescribedSoItReadsBack) {
+  // Redis 7.0 writes %RW~* as ~*, which reads back as allkeys: "~* ~a" is then refused, so a
+  // file ACL SAVE wrote fails ACL LOAD (found by the fuzz_acl_rules round trip).
+  Acl acl;
+  const std::vector<std::string_view> rules = {"%RW~*", "~a", "(~b %RW~*)"};
+  ASSERT_EQ(acl.SetUser("u", rules), std::nullopt);
+  const std::string description = AclDescribeUser(*acl.Find("u"));
+  EXPECT_EQ(description, "off %RW~* ~a resetchannels -@all (~b %RW~* resetchannels -@all)");
+
+  const std::vector<std::string_view> again = {
+      "off", "%RW~*", "~a", "resetchannels", "-@all", "(~b %RW~* resetchannels -@all)"};
+  ASSERT_EQ(acl.SetUser("copy", again), std::nullopt);
+  EXPECT_EQ(AclDescribeUser(*acl.Find("copy")), description);
+  // ~* itself is still allkeys, as in Redis.
+  const std::vector<std::string_view> all = {"~*"};
+  ASSERT_EQ(acl.SetUser("all", all), std::nullopt);
+  EXPECT_EQ(AclDescribeUser(*acl.Find("all")), "off ~* resetchannels -@all");
+}
+
 TEST(AclModelTest, OnlyAUserAllowedEverythingSkipsTheChecks) {
   Acl acl;
   EXPECT_TRUE(acl.default_user().unrestricted);
