@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "server/config/config.h"
+#include "server/config/config_values.h"
 
 namespace warden::server {
 
@@ -42,7 +43,7 @@ enum ConfigFlag : std::uint32_t {
 };
 
 // A value's parse: nullopt, or Redis's reason text ("argument must be 'yes' or 'no'").
-using ConfigSetResult = std::optional<std::string>;
+using ConfigSetResult = config_values::SetResult;
 
 struct ConfigOption {
   std::string_view name;   // canonical, lower case
