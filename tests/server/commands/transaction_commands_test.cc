@@ -226,5 +226,27 @@ TEST_F(TransactionCommandsTest, ClientListShowsTheTransaction) {
   EXPECT_NE(inside.find("flags=x db=0 sub=0 psub=0 ssub=0 multi=1 "), std::string::npos);
 }
 
+TEST_F(TransactionCommandsTest, ExecCountsEveryConfirmationOfASubscribe) {
+  // In RESP2 PSUBSCRIBE answers once per pattern. Redis 7.0 announces one element for it all
+  // the same ("*1" before two confirmations), so the stream is misread from there on; warden's
+  // array counts the values that follow (found by fuzz_commands).
+  ASSERT_EQ(Run({"MULTI"}), "+OK\r\n");
+  ASSERT_EQ(Run({"PSUBSCRIBE", "a", "b"}), "+QUEUED\r\n");
+  ASSERT_EQ(Run({"PING"}), "+QUEUED\r\n");
+
+  EXPECT_EQ(Run({"EXEC"}),
+            "*3\r\n*3\r\n$10\r\npsubscribe\r\n$1\r\na\r\n:1\r\n"
+            "*3\r\n$10\r\npsubscribe\r\n$1\r\nb\r\n:2\r\n"
+            "*2\r\n$4\r\npong\r\n$0\r\n\r\n");
+}
+
+TEST_F(TransactionCommandsTest, ExecOfASubscribeToOneChannelIsRedissOwn) {
+  ASSERT_EQ(Run({"MULTI"}), "+OK\r\n");
+  ASSERT_EQ(Run({"SUBSCRIBE", "a"}), "+QUEUED\r\n");
+
+  // Byte for byte what redis-server 7.0.15 sends.
+  EXPECT_EQ(Run({"EXEC"}), "*1\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n");
+}
+
 }  // namespace
 }  // namespace warden::server
