@@ -150,7 +150,8 @@ lua_Number UnpackInteger(const char* data, Endian endian, bool is_signed, std::s
     const auto byte = static_cast<unsigned char>(data[endian == Endian::kBig ? i : size - 1 - i]);
     value = (value << 8) | byte;
   }
-  if (!is_signed) return static_cast<lua_Number>(value);
+  // "i0" has no bits, and no sign: 0, as Redis's x86 build computes it (its mask shifts by -1).
+  if (!is_signed || size == 0) return static_cast<lua_Number>(value);
   // Sign extension from the item's top bit; an item of 8 bytes or more fills the word already.
   if (size < 8) {
     const std::uint64_t sign = ~std::uint64_t{0} << (size * 8 - 1);
