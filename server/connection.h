@@ -6,7 +6,9 @@
 // buffer. A client whose unsent replies pile up past a threshold is not read from (and its
 // buffered requests are not run) until the writes drain, so memory stays bounded even with
 // Redis's default of no output limit for normal clients; client-output-buffer-limit, when set,
-// disconnects such a client as Redis does.
+// disconnects such a client as Redis does. And a client runs at most kTurnBytes of requests per
+// loop turn: the rest waits, unread, for the next turn, after every other client has had its
+// own (a transaction or a script still runs whole).
 //
 // Ownership: the Server creates connections and keeps them in its list; a connection frees
 // itself in its close callback, after unlinking from the server.
@@ -134,6 +136,12 @@ class Connection final : public BlockedClientHost {
   bool linger_ = false;      // shutting down: half-close and wait for the peer before closing
   bool discarding_ = false;  // lingering: reads are thrown away until the peer closes
   bool executing_ = false;   // inside Dispatch: a busy script's polling must not re-enter
+  // The fairness budget: the bytes of requests run in the loop turn `turn_`. Past kTurnBytes the
+  // client waits, not reading, until the next turn (throttled_), so that one pipelining client
+  // cannot hold up the others.
+  std::uint64_t turn_ = 0;
+  std::size_t turn_bytes_ = 0;
+  bool throttled_ = false;
   // When the unsent replies first went over the soft output limit (0: they are under it).
   std::int64_t soft_limit_since_ms_ = 0;
 };

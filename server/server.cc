@@ -68,6 +68,8 @@ Server::Server(Config config, storage::Clock& clock, Logger& log, bool handle_si
   cron_.data = this;
   uv_idle_init(&loop_, &expire_idle_);
   expire_idle_.data = this;
+  uv_idle_init(&loop_, &resume_idle_);
+  resume_idle_.data = this;
   uv_prepare_init(&loop_, &before_poll_);
   before_poll_.data = this;
   uv_timer_init(&loop_, &block_timer_);
@@ -120,10 +122,15 @@ void Server::ScheduleResume(Connection* connection) {
   if (std::find(resume_.begin(), resume_.end(), connection) == resume_.end()) {
     resume_.push_back(connection);
   }
+  if (!resume_idle_active_) {
+    uv_idle_start(&resume_idle_, OnResumeIdle);
+    resume_idle_active_ = true;
+  }
 }
 
 void Server::OnBeforePoll(uv_prepare_t* prepare) {
   auto* self = static_cast<Server*>(prepare->data);
+  ++self->turn_;
   self->ServeBlockedTimeouts();
   // Commands held by a pause that has ended run again; the clients they leave unblocked go on
   // with their pipelines below.
@@ -138,6 +145,10 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
     resume.clear();
     resume.swap(self->resume_);
     for (Connection* c : resume) c->Resume();
+  }
+  if (self->resume_.empty() && self->resume_idle_active_) {
+    uv_idle_stop(&self->resume_idle_);
+    self->resume_idle_active_ = false;
   }
   // The loop turn's writes reach the file (and, under always, the disk) before their replies.
   self->state_.aof.Flush();
@@ -403,6 +414,7 @@ void Server::Shutdown() {
     if (handle_signals_) g_signal_async = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&expire_idle_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&resume_idle_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&before_poll_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&wait_timer_), nullptr);

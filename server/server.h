@@ -43,9 +43,13 @@ class Server final : public ConnectionRegistry {
   Logger& log() { return log_; }
 
   void Unlink(Connection* connection);
-  // A client woken from a blocking command goes on with its pipelined requests from the loop,
-  // before it next polls (not inside the command that woke it).
+  // A client woken from a blocking command, or one whose turn ran out with requests left, goes on
+  // with its pipelined requests from the loop, before it next polls (not inside the command that
+  // woke it). The loop does not wait in poll while one is scheduled.
   void ScheduleResume(Connection* connection);
+  // The loop turn, counted before each poll: a connection's per-turn budget starts again with
+  // each (connection.cc).
+  std::uint64_t turn() const { return turn_; }
   // A connection that other clients' commands wrote to (messages, MONITOR lines) is flushed
   // once, before the loop next polls.
   void ScheduleFlush(Connection* connection) { flush_.push_back(connection); }
@@ -70,6 +74,7 @@ class Server final : public ConnectionRegistry {
   static void OnTlsConnection(uv_stream_t* listener, int status);
   static void OnCron(uv_timer_t* timer);
   static void OnExpireIdle(uv_idle_t* idle);
+  static void OnResumeIdle(uv_idle_t*) {}
   static void OnSignalAsync(uv_async_t* async);
   static void OnTasksAsync(uv_async_t* async);
   void RunTasks();
@@ -110,6 +115,9 @@ class Server final : public ConnectionRegistry {
   uv_pipe_t* unix_listener_ = nullptr;
   uv_timer_t cron_;
   uv_idle_t expire_idle_;
+  uv_idle_t resume_idle_;  // active while resume_ is not empty: poll does not block
+  bool resume_idle_active_ = false;
+  std::uint64_t turn_ = 0;
   uv_prepare_t before_poll_;
   uv_timer_t block_timer_;
   uv_timer_t wait_timer_;  // DEBUG WAIT-BLOCKED's timeouts, in real time
