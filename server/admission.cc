@@ -27,8 +27,9 @@ bool ArityOk(int arity, std::size_t argc) {
 
 // The header of an entry keeps 28 bits of key length: a longer key (which only a
 // proto-max-bulk-len raised past 256 MB could carry) is refused before it reaches storage.
-bool KeyTooLong(const CommandSpec& spec, std::span<const std::string_view> args,
-                protocol::ReplyWriter& reply) {
+[[gnu::always_inline]] inline bool KeyTooLong(const CommandSpec& spec,
+                                              std::span<const std::string_view> args,
+                                              protocol::ReplyWriter& reply) {
   if (spec.first_key <= 0) return false;
   const int argc = static_cast<int>(args.size());
   const int last = spec.last_key < 0 ? argc + spec.last_key : std::min(spec.last_key, argc - 1);
@@ -99,9 +100,14 @@ bool AllowedWhileSubscribed(const CommandSpec& spec) {
 
 }  // namespace
 
-const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
-                                  protocol::ReplyWriter& reply, const CommandSpec** refused) {
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
+namespace {
+
+// ResolveCommand, inlined into AdmitRequest: every request goes through it.
+[[gnu::always_inline]] inline const CommandSpec* Resolve(const CommandSpec* top,
+                                                         std::span<const std::string_view> args,
+                                                         protocol::ReplyWriter& reply,
+                                                         const CommandSpec** refused) {
+  const CommandSpec* spec = top;
   if (spec == nullptr) {
     errors::UnknownCommand(reply, args);
     return nullptr;
@@ -125,6 +131,13 @@ const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
     return nullptr;
   }
   return spec;
+}
+
+}  // namespace
+
+const CommandSpec* ResolveCommand(const CommandSpec* top, std::span<const std::string_view> args,
+                                  protocol::ReplyWriter& reply, const CommandSpec** refused) {
+  return Resolve(top, args, reply, refused);
 }
 
 void RejectCommand(ServerState& server, Session& session, const CommandSpec* spec,
@@ -152,14 +165,17 @@ void RejectCommand(ServerState& server, Session& session, const CommandSpec* spe
 const CommandSpec* AdmitRequest(ServerState& server, Session& session,
                                 std::span<const std::string_view> args,
                                 protocol::ReplyWriter& reply) {
-  // Cross-protocol scripting defence: an HTTP request is dropped unanswered.
-  if (!session.is_script && (ArgIs(args[0], "post") || ArgIs(args[0], "host:"))) [[unlikely]] {
+  const CommandSpec* top = FindTopLevelCommand(args[0]);
+  // Cross-protocol scripting defence: an HTTP request is dropped unanswered (neither name is a
+  // command, so only an unknown name is compared).
+  if (top == nullptr && !session.is_script && (ArgIs(args[0], "post") || ArgIs(args[0], "host:")))
+      [[unlikely]] {
     session.close_now = true;
     return nullptr;
   }
   const std::size_t mark = reply.buffer()->size();
   const CommandSpec* found = nullptr;
-  const CommandSpec* spec = ResolveCommand(args, reply, &found);
+  const CommandSpec* spec = Resolve(top, args, reply, &found);
   if (spec == nullptr) {
     RejectCommand(server, session, found, args, reply, mark);
     return nullptr;

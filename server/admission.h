@@ -36,10 +36,11 @@ const CommandSpec* AdmitScriptCall(ServerState& server, Session& session,
                                    std::span<const std::string_view> args, bool read_only,
                                    bool deny_oom, bool wrote, protocol::ReplyWriter& reply);
 
-// Finds the (sub)command for `args`, or writes the unknown-command, unknown-subcommand or
-// wrong-arity error and returns nullptr. `refused`, when given, is set to the command found but
-// refused (wrong arity), which Redis counts in its rejected_calls.
-const CommandSpec* ResolveCommand(std::span<const std::string_view> args,
+// Finds the (sub)command for `args` from `top`, FindTopLevelCommand(args[0]), or writes the
+// unknown-command, unknown-subcommand or wrong-arity error and returns nullptr. `refused`, when
+// given, is set to the command found but refused (wrong arity), which Redis counts in its
+// rejected_calls.
+const CommandSpec* ResolveCommand(const CommandSpec* top, std::span<const std::string_view> args,
                                   protocol::ReplyWriter& reply,
                                   const CommandSpec** refused = nullptr);
 

@@ -15,37 +15,54 @@
 namespace warden::server {
 namespace {
 
-void PushSlowlog(ServerState& server, const Session& session, const CommandSpec& spec,
-                 std::span<const std::string_view> args, std::int64_t duration_us) {
+// The rare halves of the statistics below, kept out of every command's path.
+[[gnu::noinline, gnu::cold]] void AddSlowlogEntry(ServerState& server, const Session& session,
+                                                  const CommandSpec& spec,
+                                                  std::span<const std::string_view> args,
+                                                  std::int64_t duration_us) {
+  // A client without an address is a script's: Redis names its fake client "?:0".
+  server.slowlog.Push(spec, args, duration_us, server.clock.NowMs() / 1000,
+                      session.addr.empty() ? std::string_view("?:0") : session.addr, session.name);
+}
+
+[[gnu::noinline, gnu::cold]] void AddLatencySample(ServerState& server, const CommandSpec& spec,
+                                                   std::int64_t duration_us) {
+  server.latency.AddSample((spec.flags & kFast) != 0 ? "fast-command" : "command",
+                           duration_us / 1000, server.clock.NowMs() / 1000);
+}
+
+[[gnu::noinline, gnu::cold]] void AddHistogram(CommandCounters& counters) {
+  counters.latency = std::make_unique<LatencyHistogram>();
+}
+
+inline void PushSlowlog(ServerState& server, const Session& session, const CommandSpec& spec,
+                        std::span<const std::string_view> args, std::int64_t duration_us) {
   const Config& config = server.config;
   if (config.slowlog_log_slower_than_us < 0 || (spec.flags & kSkipSlowlog) != 0) return;
-  if (duration_us >= config.slowlog_log_slower_than_us) {
-    // A client without an address is a script's: Redis names its fake client "?:0".
-    server.slowlog.Push(spec, args, duration_us, server.clock.NowMs() / 1000,
-                        session.addr.empty() ? std::string_view("?:0") : session.addr,
-                        session.name);
+  if (duration_us >= config.slowlog_log_slower_than_us) [[unlikely]] {
+    AddSlowlogEntry(server, session, spec, args, duration_us);
   }
   server.slowlog.Trim(config.slowlog_max_len);
 }
 
-void RecordLatency(ServerState& server, CommandCounters& counters, std::int64_t duration_us) {
+inline void RecordLatency(ServerState& server, CommandCounters& counters,
+                          std::int64_t duration_us) {
   if (!server.config.latency_tracking) return;
-  if (counters.latency == nullptr) counters.latency = std::make_unique<LatencyHistogram>();
+  if (counters.latency == nullptr) [[unlikely]]
+    AddHistogram(counters);
   counters.latency->Record(duration_us * 1000);
 }
 
 // Call()'s statistics, in Redis's order: failed_calls, the latency monitor, the slow log, then
 // calls, usec and the latency histogram. A client that blocked is timed again when served (its
 // slow log entry and histogram sample wait for that, as in Redis).
-void RecordExecution(ServerState& server, const Session& session, const CommandSpec& spec,
-                     std::span<const std::string_view> args, std::int64_t duration_us) {
+inline void RecordExecution(ServerState& server, const Session& session, const CommandSpec& spec,
+                            std::span<const std::string_view> args, std::int64_t duration_us) {
   CommandCounters& counters = server.command_stats.For(spec);
   if (server.command_stats.CloseErrorWindow()) ++counters.failed_calls;
-  const Config& config = server.config;
-  if (config.latency_monitor_threshold_ms != 0 &&
-      duration_us / 1000 >= config.latency_monitor_threshold_ms) {
-    server.latency.AddSample((spec.flags & kFast) != 0 ? "fast-command" : "command",
-                             duration_us / 1000, server.clock.NowMs() / 1000);
+  const std::int64_t threshold_ms = server.config.latency_monitor_threshold_ms;
+  if (threshold_ms != 0 && duration_us / 1000 >= threshold_ms) [[unlikely]] {
+    AddLatencySample(server, spec, duration_us);
   }
   if (!session.blocked) PushSlowlog(server, session, spec, args, duration_us);
   ++counters.calls;
@@ -54,8 +71,10 @@ void RecordExecution(ServerState& server, const Session& session, const CommandS
 }
 
 // Dispatch's end: MULTI's queue, or the command and the clients its writes woke.
-void Run(ServerState& server, Session& session, const CommandSpec& spec,
-         std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+[[gnu::always_inline]] inline void Run(ServerState& server, Session& session,
+                                       const CommandSpec& spec,
+                                       std::span<const std::string_view> args,
+                                       protocol::ReplyWriter& reply) {
   if (session.in_multi) [[unlikely]] {
     if (QueueInTransaction(session, spec, args, reply)) return;
   }
@@ -139,9 +158,12 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   // Commands run by a command (scripts, EXEC) always read the clock: what ran between them is
   // not theirs.
   std::int64_t start_us = server.call.next_start_us;
-  if (start_us < 0 || server.call.depth > 0) start_us = server.clock.MonotonicUs();
+  if (start_us < 0 || server.call.depth > 0) start_us = server.clock.RealUs();
   server.call.next_start_us = -1;
-  CommandContext ctx{server, session, reply, args, spec, server.NowMs()};
+  const std::int64_t now_ms = server.call.frozen_now_ms >= 0
+                                  ? server.call.frozen_now_ms
+                                  : server.clock.NowUsAt(start_us) / 1000;
+  CommandContext ctx{server, session, reply, args, spec, now_ms};
   SetAccessClock(server, session, spec, ctx.now_ms);
   if (server.debug->command_log.on()) [[unlikely]] {
     LogCall(server, session, spec, args, ctx.now_ms);
@@ -162,8 +184,9 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   if (server.propagation.active()) [[unlikely]] {
     Propagate(server, spec, db, args, changes);
   }
-  const std::int64_t end_us = server.clock.MonotonicUs();
-  RecordExecution(server, session, spec, args, end_us - start_us);
+  const std::int64_t end_us = server.clock.RealUs();
+  // A clock stepped back during the command counts as no time, not as negative time.
+  RecordExecution(server, session, spec, args, std::max<std::int64_t>(end_us - start_us, 0));
   if (server.call.depth == 0 && server.call.timing_batch) server.call.next_start_us = end_us;
   if ((spec.flags & (kWrite | kNoWake)) == kWrite && !session.blocked) {
     server.blocking.SignalKeys(session.db, spec, args);

@@ -21,6 +21,15 @@ class Clock {
   virtual std::int64_t NowMs() const = 0;
   // Unix time in microseconds (TIME).
   virtual std::int64_t NowUs() const = 0;
+  // What a command's duration is measured in: by default MonotonicUs(); the system's unix time
+  // for the production clocks, whatever a test did to NowUs() (Redis's call() uses ustime()).
+  virtual std::int64_t RealUs() const { return MonotonicUs(); }
+  // NowUs() as it was when RealUs() read `real_us`, so that one reading gives a command both its
+  // start and the time it sees; by default a reading of its own.
+  virtual std::int64_t NowUsAt(std::int64_t real_us) const {
+    (void)real_us;
+    return NowUs();
+  }
   // Real elapsed time in microseconds from an arbitrary origin.
   virtual std::int64_t MonotonicUs() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -37,6 +46,8 @@ class SystemClock final : public Clock {
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   }
+  std::int64_t RealUs() const override { return NowUs(); }
+  std::int64_t NowUsAt(std::int64_t real_us) const override { return real_us; }
 };
 
 // Time that moves only when told to. Starts at a fixed, plausible unix time so tests are
@@ -63,10 +74,12 @@ class ManualClock final : public Clock {
 class ControllableClock final : public Clock {
  public:
   std::int64_t NowMs() const override { return NowUs() / 1000; }
-  std::int64_t NowUs() const override {
+  std::int64_t NowUs() const override { return NowUsAt(system_.NowUs()); }
+  std::int64_t RealUs() const override { return system_.NowUs(); }
+  std::int64_t NowUsAt(std::int64_t real_us) const override {
     return frozen_.load(std::memory_order_acquire)
                ? frozen_us_.load(std::memory_order_relaxed)
-               : AddUs(system_.NowUs(), offset_us_.load(std::memory_order_relaxed));
+               : AddUs(real_us, offset_us_.load(std::memory_order_relaxed));
   }
   bool frozen() const { return frozen_.load(std::memory_order_acquire); }
   // Stops time at `now_ms`.

@@ -161,9 +161,16 @@ CommandStats::CommandStats() {
     if (spec.is_container()) add(spec.subcommands());
   }
   counters_.resize(specs_.size());
+  top_begin_ = reinterpret_cast<std::uintptr_t>(Commands().data());
+  top_bytes_ = Commands().size() * sizeof(CommandSpec);
 }
 
-CommandCounters& CommandStats::For(const CommandSpec& spec) {
+void CommandStats::Reject(const CommandSpec* spec) {
+  if (spec != nullptr) ++For(*spec).rejected_calls;
+  error_mark_ = total_error_replies_;
+}
+
+CommandCounters& CommandStats::ForSubcommand(const CommandSpec& spec) {
   const auto at = reinterpret_cast<std::uintptr_t>(&spec);
   for (const Range& range : ranges_) {
     const std::uintptr_t offset = (at - range.begin) / sizeof(CommandSpec);

@@ -56,7 +56,16 @@ class CommandStats final : public protocol::ErrorListener {
  public:
   CommandStats();
 
-  CommandCounters& For(const CommandSpec& spec);
+  // A top-level command's counters in a subtraction and a compare (every command pays this);
+  // a subcommand's through the table of ranges.
+  // (A template only so that CommandSpec's size is read where the caller has it complete.)
+  template <typename Spec>
+  CommandCounters& For(const Spec& spec) {
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(&spec) - top_begin_;
+    if (offset < top_bytes_) [[likely]]
+      return counters_[offset / sizeof(Spec)];
+    return ForSubcommand(spec);
+  }
   // Every command and subcommand with its counters, in table order.
   template <typename Fn>
   void ForEach(Fn&& fn) const {
@@ -82,10 +91,7 @@ class CommandStats final : public protocol::ErrorListener {
   }
   // A command refused before running (arity, NOAUTH, ...): its error reply is already written.
   // Null for a name that matches no command: nothing to count, but the error is accounted for.
-  void Reject(const CommandSpec* spec) {
-    if (spec != nullptr) ++For(*spec).rejected_calls;
-    error_mark_ = total_error_replies_;
-  }
+  void Reject(const CommandSpec* spec);
 
   // CONFIG RESETSTAT: every counter, histogram and error code.
   void Reset();
@@ -96,6 +102,10 @@ class CommandStats final : public protocol::ErrorListener {
     std::size_t size;
     std::size_t base;
   };
+  CommandCounters& ForSubcommand(const CommandSpec& spec);
+
+  std::uintptr_t top_begin_ = 0;  // the top-level table, whose counters come first
+  std::uintptr_t top_bytes_ = 0;
   std::vector<Range> ranges_;
   std::vector<const CommandSpec*> specs_;
   std::vector<CommandCounters> counters_;

@@ -71,6 +71,7 @@ void Slowlog::Push(const CommandSpec& spec, std::span<const std::string_view> ar
   entry.client_addr = client_addr;
   entry.client_name = client_name;
   entries_.push_front(std::move(entry));
+  trimmed_to_ = -1;
 }
 
 void LatencyMonitor::AddSample(std::string_view event, std::int64_t latency_ms,

@@ -48,8 +48,11 @@ class Slowlog {
             std::string_view client_name);
   // Drops the oldest entries past `max_len`. Redis does this at every command the slow log sees
   // (logged or not), so a lowered slowlog-max-len applies from the command that lowers it.
+  // Costs one comparison unless an entry was added or max_len changed since the last trim.
   void Trim(std::int64_t max_len) {
+    if (max_len == trimmed_to_) return;
     while (static_cast<std::int64_t>(entries_.size()) > max_len) entries_.pop_back();
+    trimmed_to_ = max_len;
   }
   // Empties the log; ids keep counting.
   void Reset() { entries_.clear(); }
@@ -58,6 +61,8 @@ class Slowlog {
  private:
   std::deque<SlowlogEntry> entries_;
   std::int64_t next_id_ = 0;
+  // The max_len the entries were last trimmed to; -1 after a Push.
+  std::int64_t trimmed_to_ = -1;
 };
 
 class LatencyMonitor {
