@@ -7,20 +7,22 @@ namespace {
 
 // Reads "<digits>\r\n" at `pos`, advancing past it. False on anything else; lengths beyond any
 // limit the parser allows are refused too, so the arithmetic below cannot overflow.
-bool ReadLength(std::string_view data, std::size_t& pos, std::size_t& value) {
+[[gnu::always_inline]] inline bool ReadLength(std::string_view data, std::size_t& pos,
+                                              std::size_t& value) {
+  // kMax has 13 digits, and 13 cannot overflow: the bound is checked once, after them.
   constexpr std::size_t kMax = std::size_t{1} << 40;
+  constexpr std::size_t kMaxDigits = 13;
+  const char* p = data.data() + pos;
+  const char* const end = data.data() + data.size();
+  const char* const first = p;
   std::size_t v = 0;
-  std::size_t digits = 0;
-  while (pos < data.size() && data[pos] >= '0' && data[pos] <= '9') {
-    v = v * 10 + static_cast<std::size_t>(data[pos] - '0');
-    if (v > kMax) return false;
-    ++pos;
-    ++digits;
+  while (p < end && static_cast<unsigned char>(*p - '0') <= 9) {
+    if (static_cast<std::size_t>(p - first) == kMaxDigits) return false;
+    v = v * 10 + static_cast<std::size_t>(*p - '0');
+    ++p;
   }
-  if (digits == 0 || pos + 1 >= data.size() || data[pos] != '\r' || data[pos + 1] != '\n') {
-    return false;
-  }
-  pos += 2;
+  if (p == first || v > kMax || end - p < 2 || p[0] != '\r' || p[1] != '\n') return false;
+  pos = static_cast<std::size_t>(p + 2 - data.data());
   value = v;
   return true;
 }

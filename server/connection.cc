@@ -305,12 +305,18 @@ std::string_view KeyToPrefetch(const protocol::PeekedRequest& request) {
 }  // namespace
 
 void Connection::PrefetchAhead(std::string_view data) {
+  // A keyspace this small stays in the caches: peeking at the requests (a second parse of each)
+  // would cost more than the misses it saves. Looked at again kPrefetchDepth requests on.
+  const storage::Keyspace& keyspace = server_.state().dbs.db(session_.db);
+  if (keyspace.size() < kPrefetchMinKeys) {
+    prefetched_ = kPrefetchDepth;
+    return;
+  }
   protocol::PeekedRequest ahead[kPrefetchDepth];
   const std::size_t n = protocol::PeekRequests(data, ahead);
   prefetched_ = n;
   // A lone request gains nothing: its lookup follows at once.
-  const storage::Keyspace& keyspace = server_.state().dbs.db(session_.db);
-  if (n < 2 || keyspace.size() == 0) return;
+  if (n < 2) return;
   for (std::size_t i = 0; i < n; ++i) {
     const std::string_view key = KeyToPrefetch(ahead[i]);
     if (!key.empty()) keyspace.PrefetchBucket(key);

@@ -132,6 +132,8 @@ class Connection final : public BlockedClientHost {
   bool flush_scheduled_ = false;  // on the server's flush list
   // Pipelined requests ahead whose keys' buckets were prefetched, at most kPrefetchDepth.
   static constexpr std::size_t kPrefetchDepth = 16;
+  // Below this many keys in its database a client's requests are not peeked at for prefetching.
+  static constexpr std::size_t kPrefetchMinKeys = 1 << 16;
   std::size_t prefetched_ = 0;
   bool linger_ = false;      // shutting down: half-close and wait for the peer before closing
   bool discarding_ = false;  // lingering: reads are thrown away until the peer closes

@@ -72,8 +72,9 @@ class ConnectionRegistry {
 // What one command's way through the dispatcher sets and reads: scratch, not state.
 struct CallState {
   // Command timing (dispatcher.cc's Call): within one read's batch of pipelined commands, the
-  // clock reading that ends one command starts the next, halving the readings. Set by the
-  // connection around its batch; -1 when the next command must read the clock itself.
+  // clock reading that ends one command starts the next, and gives it its time (Clock::NowUsAt),
+  // so a command reads the clock once. Set by the connection around its batch; -1 when the next
+  // command must read the clock itself.
   bool timing_batch = false;
   std::int64_t next_start_us = -1;
   // How deep in commands run by commands (a script's, EXEC's) the current one is.
