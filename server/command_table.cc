@@ -277,12 +277,24 @@ const CommandSpec* FindCommand(std::span<const CommandSpec> table, std::string_v
 }
 
 const CommandSpec* FindTopLevelCommand(std::string_view name) {
+  // Every request comes here: the name is lower-cased and hashed in one pass (NameHash's), and
+  // compared with a candidate byte by byte rather than through memcmp.
+  if (name.size() > kMaxNameLength) return nullptr;
   char buf[kMaxNameLength];
-  std::string_view lower;
-  if (!FoldName(name, buf, sizeof(buf), lower)) return nullptr;
-  for (std::size_t i = NameHash(lower) & (kIndexSlots - 1);; i = (i + 1) & (kIndexSlots - 1)) {
+  std::uint32_t h = 2166136261u;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    buf[i] = lower;
+    h = (h ^ static_cast<unsigned char>(lower)) * 16777619u;
+  }
+  for (std::size_t i = h & (kIndexSlots - 1);; i = (i + 1) & (kIndexSlots - 1)) {
     const CommandSpec* spec = kCommandIndex[i];
-    if (spec == nullptr || spec->name == lower) return spec;
+    if (spec == nullptr) return nullptr;
+    if (spec->name.size() != name.size()) continue;
+    std::size_t k = 0;
+    while (k < name.size() && spec->name[k] == buf[k]) ++k;
+    if (k == name.size()) return spec;
   }
 }
 
