@@ -1,15 +1,12 @@
 #include "server/tls.h"
 
-#include <openssl/bio.h>
-#include <openssl/decoder.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
+#define WARDEN_OPENSSL_REDIRECT
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "server/command_context.h"
+#include "server/tls_api.h"
 
 namespace warden::server {
 namespace {
@@ -161,6 +158,11 @@ std::shared_ptr<TlsContext> TlsContext::Create(const Config& c, std::string& err
     error =
         "Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and "
         "'TLSv1.3'.";
+    return nullptr;
+  }
+  std::string load_error;
+  if (LoadOpenSsl(load_error) == nullptr) {
+    error = "Failed to load OpenSSL: " + load_error;
     return nullptr;
   }
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());

@@ -1,8 +1,6 @@
 #include "server/acl/acl.h"
 
 #include <fcntl.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <cstring>
 
 #include "protocol/request_parser.h"
+#include "server/acl/sha256.h"
 #include "server/command_table.h"
 #include "server/persistence/file_io.h"
 
@@ -279,8 +278,7 @@ std::uint32_t AclCategoryBit(std::string_view name) {
 
 std::string AclHashPassword(std::string_view password) {
   unsigned char digest[32];
-  unsigned int len = 0;
-  EVP_Digest(password.data(), password.size(), digest, &len, EVP_sha256(), nullptr);
+  Sha256(password, digest);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex(64, '0');
   for (std::size_t i = 0; i < 32; ++i) {
@@ -439,7 +437,8 @@ AclUser* Acl::Authenticate(std::string_view name, std::string_view password) {
   bool match = false;
   // Every stored hash is compared, in constant time, whatever matched before.
   for (const std::string& stored : user->passwords) {
-    match |= CRYPTO_memcmp(stored.data(), hash.data(), hash.size()) == 0;
+    match |=
+        stored.size() == hash.size() && ConstantTimeEqual(stored.data(), hash.data(), hash.size());
   }
   return match ? user : nullptr;
 }

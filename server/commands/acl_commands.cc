@@ -1,8 +1,10 @@
 // ACL and its subcommands (Redis 7.0's aclCommand): users are kept by Acl (acl.h); the checks
 // against connections are in acl_gate.cc.
-#include <openssl/rand.h>
+#include <sys/random.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,20 @@
 
 namespace warden::server {
 namespace {
+
+// The kernel's random bytes (getrandom blocks only until the pool is first seeded, at boot), as
+// Redis reads /dev/urandom for ACL GENPASS.
+void FillRandom(unsigned char* out, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = getrandom(out + done, size - done, 0);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno != EINTR) {
+      std::abort();  // no kernel randomness (Linux before 3.17): nothing safe to answer with
+    }
+  }
+}
 
 // Redis's addReplySubcommandSyntaxError, for forms the arity allows but the subcommand does not.
 void SyntaxError(CommandContext& ctx) {
@@ -197,7 +213,7 @@ void AclGenpassCommand(CommandContext& ctx) {
   const auto chars = static_cast<std::size_t>((bits + 3) / 4);
   unsigned char random[kMaxBits / 8];
   // Never the seeded generator: a password must not be predictable, even in a test double.
-  RAND_bytes(random, static_cast<int>((chars + 1) / 2));
+  FillRandom(random, (chars + 1) / 2);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string pass(chars, '0');
   for (std::size_t i = 0; i < chars; ++i) {
