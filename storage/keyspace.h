@@ -362,7 +362,11 @@ class Keyspace final : public LargeValue {
   // FLUSHDB that the reclaimer finishes in slices.
   std::unique_ptr<Keyspace> TakeAll();
   // Frees up to `max_entries` entries of a keyspace being taken apart; true once it is empty.
+  // Every 64 empty buckets crossed count as one entry, so a call is bounded however sparse the
+  // table.
   bool ClearSome(std::size_t max_entries) override;
+  // How many buckets of the table being cleared ClearSome has crossed (for tests).
+  std::size_t clear_position() const { return clear_index_; }
   std::size_t element_count() const override { return size(); }
   // Exchanges the contents of two keyspaces that share a pool and reclaimer (SWAPDB).
   void Swap(Keyspace& other);
