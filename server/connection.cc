@@ -317,9 +317,15 @@ void Connection::PrefetchAhead(std::string_view data) {
   prefetched_ = n;
   // A lone request gains nothing: its lookup follows at once.
   if (n < 2) return;
+  std::string_view keys[kPrefetchDepth];
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string_view key = KeyToPrefetch(ahead[i]);
-    if (!key.empty()) keyspace.PrefetchBucket(key);
+    keys[i] = KeyToPrefetch(ahead[i]);
+    if (!keys[i].empty()) keyspace.PrefetchBucket(keys[i]);
+  }
+  // Then each key's first entry, as MGET does: the first bucket read waits for its load, the
+  // others have arrived meanwhile, and the entries load side by side instead of one per lookup.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!keys[i].empty()) keyspace.PrefetchEntry(keys[i]);
   }
 }
 
