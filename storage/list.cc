@@ -154,6 +154,7 @@ bool List::Fits(const Chunk& chunk, std::string_view element) const {
 }
 
 void List::Push(ListEnd end, std::string_view element) {
+  InvalidateTail();
   if (end == ListEnd::kHead) {
     if (!chunks_.empty() && Fits(chunks_.front(), element)) {
       PrependPacked(chunks_.front().bytes, element);
@@ -173,6 +174,7 @@ void List::Push(ListEnd end, std::string_view element) {
 
 void List::Pop(ListEnd end, std::string& out) {
   if (end == ListEnd::kHead) {
+    InvalidateTail();
     Chunk& c = chunks_.front();
     PackedReader r(c.bytes);
     out.assign(r.Next());
@@ -183,11 +185,20 @@ void List::Pop(ListEnd end, std::string& out) {
     }
   } else {
     Chunk& c = chunks_.back();
-    const std::size_t at = LastOffset(c.bytes);
+    if (!tail_offsets_valid_) {
+      tail_offsets_.clear();
+      for (PackedReader r(c.bytes); !r.done(); r.Next()) {
+        tail_offsets_.push_back(static_cast<std::uint32_t>(r.offset(c.bytes.data())));
+      }
+      tail_offsets_valid_ = true;
+    }
+    const std::size_t at = tail_offsets_.back();
+    tail_offsets_.pop_back();
     PackedReader r(std::string_view(c.bytes).substr(at));
     out.assign(r.Next());
     if (--c.count == 0) {
       chunks_.pop_back();
+      InvalidateTail();
     } else {
       c.bytes.resize(at);
     }
@@ -218,6 +229,7 @@ std::string_view List::At(std::size_t index) const {
 }
 
 void List::Set(std::size_t index, std::string_view element) {
+  InvalidateTail();
   std::size_t within = 0;
   const std::size_t c = Locate(index, within);
   WithReplaced(scratch_, chunks_[c].bytes, within, element);
@@ -226,6 +238,7 @@ void List::Set(std::size_t index, std::string_view element) {
 }
 
 void List::Insert(std::size_t index, std::string_view element) {
+  InvalidateTail();
   if (index == 0 || index == size_) {
     Push(index == 0 ? ListEnd::kHead : ListEnd::kTail, element);
     return;
@@ -254,6 +267,7 @@ void List::MaybeSplit(std::size_t c) {
 }
 
 std::size_t List::Remove(std::string_view element, std::size_t limit, ListEnd from) {
+  InvalidateTail();
   std::size_t removed = 0;
   const auto remove_in = [&](std::size_t c) {
     const std::size_t n = WithRemoved(scratch_, chunks_[c].bytes, element, limit - removed, from);
@@ -280,6 +294,7 @@ std::size_t List::Remove(std::string_view element, std::size_t limit, ListEnd fr
 }
 
 void List::Trim(std::size_t start, std::size_t stop) {
+  InvalidateTail();
   const std::size_t keep = stop - start + 1;
   std::size_t drop = start;
   while (drop > 0 && drop >= chunks_.front().count) {
@@ -305,6 +320,7 @@ void List::Trim(std::size_t start, std::size_t stop) {
 }
 
 bool List::ClearSome(std::size_t max_elements) {
+  InvalidateTail();
   std::size_t freed = 0;
   while (!chunks_.empty() && freed < max_elements) {
     freed += chunks_.back().count;

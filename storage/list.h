@@ -108,6 +108,12 @@ class List final : public LargeValue {
   std::deque<Chunk> chunks_;
   std::size_t size_ = 0;
   std::string scratch_;
+  // Where each element of the back chunk starts, while tail pops are all that changed it since
+  // they were read: a chunk has no back-links, so RPOP walks it once rather than once per
+  // element. Every other change of the list drops them (InvalidateTail).
+  std::vector<std::uint32_t> tail_offsets_;
+  bool tail_offsets_valid_ = false;
+  void InvalidateTail() { tail_offsets_valid_ = false; }
 };
 
 std::size_t ListLength(const Entry& list);
