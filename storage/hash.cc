@@ -19,16 +19,21 @@ Keyspace* NewValueTable(Keyspace& owner) {
 }
 
 std::size_t HashLength(const Entry& hash) {
-  if (hash.encoding() == Encoding::kHashPacked) return PackedCount(hash.value()) / 2;
+  if (hash.encoding() == Encoding::kHashPacked) {
+    std::size_t n = 0;
+    for (PackedHashReader r(hash.value()); !r.done(); ++n) r.Next();
+    return n;
+  }
   return hash.table()->size();
 }
 
 std::optional<std::string_view> HashGet(const Entry& hash, std::string_view field) {
   if (hash.encoding() == Encoding::kHashPacked) {
-    for (PackedReader r(hash.value()); !r.done();) {
-      const std::string_view f = r.Next();
-      const std::string_view v = r.Next();
-      if (f == field) return v;
+    unsigned char buf[16];
+    const unsigned char* uuid = PackedHashFieldUuid(field, buf);
+    for (PackedHashReader r(hash.value()); !r.done();) {
+      r.Next();
+      if (r.FieldIs(field, uuid)) return r.value();
     }
     return std::nullopt;
   }
@@ -44,7 +49,7 @@ bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string
   if (hash == nullptr) {
     std::string& packed = keyspace.scratch();
     packed.clear();
-    AppendPacked(packed, field);
+    AppendPackedHashField(packed, field);
     AppendPacked(packed, value);
     hash = keyspace.Store(key, packed, kNoDeadline, nullptr, Encoding::kHashPacked);
     if (too_long || limits.hash_max_listpack_entries < 1) hash = ConvertToTable(keyspace, hash);
@@ -65,19 +70,20 @@ bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string
   packed.clear();
   bool found = false;
   std::size_t fields = 0;
-  for (PackedReader r(hash->value()); !r.done(); ++fields) {
-    const std::string_view f = r.Next();
-    const std::string_view v = r.Next();
-    AppendPacked(packed, f);
-    if (!found && f == field) {
+  unsigned char buf[16];
+  const unsigned char* uuid = PackedHashFieldUuid(field, buf);
+  for (PackedHashReader r(hash->value()); !r.done(); ++fields) {
+    r.Next();
+    if (!found && r.FieldIs(field, uuid)) {
+      packed.append(r.raw_field());
       AppendPacked(packed, value);
       found = true;
     } else {
-      AppendPacked(packed, v);
+      packed.append(r.raw_pair());
     }
   }
   if (!found) {
-    AppendPacked(packed, field);
+    AppendPackedHashField(packed, field);
     AppendPacked(packed, value);
     ++fields;
   }
@@ -108,15 +114,15 @@ bool HashDelete(Keyspace& keyspace, Entry*& hash, std::string_view field) {
   std::string& packed = keyspace.scratch();
   packed.clear();
   bool found = false;
-  for (PackedReader r(hash->value()); !r.done();) {
-    const std::string_view f = r.Next();
-    const std::string_view v = r.Next();
-    if (!found && f == field) {
+  unsigned char buf[16];
+  const unsigned char* uuid = PackedHashFieldUuid(field, buf);
+  for (PackedHashReader r(hash->value()); !r.done();) {
+    r.Next();
+    if (!found && r.FieldIs(field, uuid)) {
       found = true;
       continue;
     }
-    AppendPacked(packed, f);
-    AppendPacked(packed, v);
+    packed.append(r.raw_pair());
   }
   if (!found) return false;
   if (packed.empty()) {

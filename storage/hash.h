@@ -1,7 +1,7 @@
 // Hash values. A hash starts packed inline in its entry (field, value, field, value... in
-// insertion order, as Redis's listpack keeps it) and becomes a table of its own (a Keyspace of
-// field -> value without deadlines) once it holds more fields than hash-max-listpack-entries or
-// a field or value longer than hash-max-listpack-value.
+// insertion order, as Redis's listpack keeps it; packed_hash.h) and becomes a table of its own (a
+// Keyspace of field -> value without deadlines) once it holds more fields than
+// hash-max-listpack-entries or a field or value longer than hash-max-listpack-value.
 //
 // Every function takes an entry whose type() is kHash (or nullptr where it says so). Functions
 // that change a hash take the entry by reference and update it: it may move, and it is set to
@@ -17,6 +17,7 @@
 #include "storage/encoding_limits.h"
 #include "storage/keyspace.h"
 #include "storage/packed.h"
+#include "storage/packed_hash.h"
 
 namespace warden::storage {
 
@@ -33,12 +34,14 @@ bool HashDelete(Keyspace& keyspace, Entry*& hash, std::string_view field);
 std::string HashCopyValue(const Entry& hash, Keyspace& to);
 
 // Calls fn(field, value) for every field: insertion order when packed, table order otherwise.
+// The value's view lives until the hash changes; the field's only until fn returns (a packed
+// UUID is spelled out for the call): a caller that keeps fields copies them.
 template <typename Fn>
 void HashForEach(const Entry& hash, Fn&& fn) {
   if (hash.encoding() == Encoding::kHashPacked) {
-    for (PackedReader r(hash.value()); !r.done();) {
-      const std::string_view field = r.Next();
-      fn(field, r.Next());
+    for (PackedHashReader r(hash.value()); !r.done();) {
+      r.Next();
+      fn(r.field(), r.value());
     }
   } else {
     hash.table()->ForEach([&](const Entry& e) { fn(e.key(), e.value()); });

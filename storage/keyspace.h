@@ -48,7 +48,7 @@ enum class ValueType : std::uint8_t { kString, kHash, kSet, kZset, kList, kStrea
 // How a value is held; OBJECT ENCODING shows Redis's name for the closest one.
 enum class Encoding : std::uint8_t {
   kString = 0,
-  kHashPacked,  // inline field, value, field, value... (packed.h)
+  kHashPacked,  // inline field, value, field, value... (packed_hash.h)
   kHashTable,   // a Keyspace* of field -> value
   kSetInts,     // inline sorted array of int64 (Redis's intset)
   kSetTable,    // a Keyspace* of members with empty values

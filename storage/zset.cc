@@ -7,51 +7,12 @@
 
 #include "storage/hash.h"
 #include "storage/packed.h"
+#include "storage/uuid_pack.h"
 
 namespace warden::storage {
 namespace {
 
 constexpr double kMaxPackedInt = 9007199254740992.0;  // 2^53
-
-// Each byte's value as a lower-case hex digit, or -1 (Redis's listpack has no UUID form: only a
-// canonical lower-case spelling packs, so that it unpacks to the same bytes).
-constexpr std::array<signed char, 256> kHexValue = [] {
-  std::array<signed char, 256> table{};
-  for (int c = 0; c < 256; ++c) {
-    table[c] = c >= '0' && c <= '9'   ? static_cast<signed char>(c - '0')
-               : c >= 'a' && c <= 'f' ? static_cast<signed char>(c - 'a' + 10)
-                                      : -1;
-  }
-  return table;
-}();
-
-// Where the 32 hex digits of a canonical UUID are: 8-4-4-4-12.
-constexpr std::array<std::uint8_t, 32> kDigitAt = {0,  1,  2,  3,  4,  5,  6,  7,  9,  10, 11,
-                                                   12, 14, 15, 16, 17, 19, 20, 21, 22, 24, 25,
-                                                   26, 27, 28, 29, 30, 31, 32, 33, 34, 35};
-
-// The 16 bytes of a lower-case canonical UUID, or false.
-bool PackUuid(std::string_view m, unsigned char (&out)[16]) {
-  if (m.size() != 36 || m[8] != '-' || m[13] != '-' || m[18] != '-' || m[23] != '-') return false;
-  int bad = 0;
-  for (std::size_t i = 0; i < 16; ++i) {
-    const int hi = kHexValue[static_cast<unsigned char>(m[kDigitAt[2 * i]])];
-    const int lo = kHexValue[static_cast<unsigned char>(m[kDigitAt[2 * i + 1]])];
-    bad |= hi | lo;
-    out[i] = static_cast<unsigned char>((hi << 4) | (lo & 0xF));
-  }
-  return bad >= 0;
-}
-
-void UnpackUuid(const char* in, char (&out)[36]) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  out[8] = out[13] = out[18] = out[23] = '-';
-  for (std::size_t i = 0; i < 16; ++i) {
-    const auto byte = static_cast<unsigned char>(in[i]);
-    out[kDigitAt[2 * i]] = kDigits[byte >> 4];
-    out[kDigitAt[2 * i + 1]] = kDigits[byte & 0xF];
-  }
-}
 
 SortedSet* Large(const Entry& zset) { return static_cast<SortedSet*>(zset.large()); }
 

@@ -113,7 +113,8 @@ void RandomFieldsWithCount(CommandContext& ctx, std::int64_t count, bool with_va
     }
     return;
   }
-  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  // Fields are copied: a packed UUID field is spelled only for the callback (hash.h).
+  std::vector<std::pair<std::string, std::string_view>> pairs;
   pairs.reserve(size);
   storage::HashForEach(*hash,
                        [&](std::string_view f, std::string_view v) { pairs.emplace_back(f, v); });
@@ -294,7 +295,8 @@ void HscanCommand(CommandContext& ctx) {
   }
   ValueScanOptions options;
   if (!ParseValueScanOptions(ctx, 3, options)) return;
-  std::vector<std::pair<std::string_view, std::string_view>> found;
+  // Fields are copied: a packed UUID field is spelled only for the callback (hash.h).
+  std::vector<std::pair<std::string, std::string_view>> found;
   auto keep = [&](std::string_view f, std::string_view v) {
     if (!options.use_pattern || storage::GlobMatch(options.pattern, f)) found.emplace_back(f, v);
   };
@@ -341,8 +343,10 @@ void HrandfieldCommand(CommandContext& ctx) {
     ctx.reply.Bulk(hash->table()->RandomEntry(0)->key());
     return;
   }
-  std::vector<std::string_view> fields;
-  storage::HashForEach(*hash, [&](std::string_view f, std::string_view) { fields.push_back(f); });
+  // Fields are copied: a packed UUID field is spelled only for the callback (hash.h).
+  std::vector<std::string> fields;
+  storage::HashForEach(*hash,
+                       [&](std::string_view f, std::string_view) { fields.emplace_back(f); });
   ctx.reply.Bulk(fields[ctx.server.random.Below(fields.size())]);
 }
 

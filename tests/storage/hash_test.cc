@@ -72,6 +72,26 @@ TEST_F(HashTest, SetOnMissingKeyCreatesPackedHash) {
   EXPECT_EQ(HashLength(*hash), 1u);
 }
 
+// A Redisson lock's holder, "<uuid>:<thread id>", packs its UUID into 16 bytes: the field and
+// its value take 21 bytes instead of 41, and every reader spells the field back.
+TEST_F(HashTest, UuidFieldIsStoredPackedAndReadBackSpelled) {
+  limits_.hash_max_listpack_value = 64;  // Redis's default
+  const std::string field = "7c9e6679-7425-40de-944b-e07fc1f90ae7:1";
+  Set("h", field, "1");
+  ASSERT_EQ(Hash("h")->encoding(), Encoding::kHashPacked);
+
+  EXPECT_EQ(Hash("h")->value().size(), 1u + 16 + 2 + 1 + 1);
+  EXPECT_EQ(HashGet(*Hash("h"), field), std::optional<std::string_view>("1"));
+  EXPECT_EQ(HashGet(*Hash("h"), "7c9e6679-7425-40de-944b-e07fc1f90ae7:2"), std::nullopt);
+  EXPECT_EQ(HashGet(*Hash("h"), "7c9e6679-7425-40de-944b-e07fc1f90ae7"), std::nullopt);
+  std::vector<std::string> seen;
+  HashForEach(*Hash("h"), [&](std::string_view f, std::string_view v) {
+    seen.push_back(std::string(f) + "=" + std::string(v));
+  });
+  EXPECT_EQ(seen, std::vector<std::string>{field + "=1"});
+  EXPECT_EQ(HashLength(*Hash("h")), 1u);
+}
+
 TEST_F(HashTest, GetReturnsStoredValue) {
   Set("h", "f", "v");
 
