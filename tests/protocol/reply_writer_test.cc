@@ -5,10 +5,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/reply_reader.h"
 
@@ -157,6 +160,49 @@ TEST(FormatDoubleTest, MatchesPercent17g) {
   const std::size_t n = FormatDouble(3.5, buf);
 
   EXPECT_EQ(std::string(buf, n), "3.5");
+}
+
+// Integral values take a shortcut; it must print what %.17g prints, at the 2^53 boundary, for
+// -0 and for large powers of ten too, and so must everything else.
+TEST(FormatDoubleTest, EqualsPercent17gAcrossIntegersAndRandomBits) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                1764590400000.0,
+                                -1764590400000.0,
+                                9007199254740991.0,
+                                9007199254740992.0,
+                                9007199254740993.0,
+                                -9007199254740992.0,
+                                1e15,
+                                1e16,
+                                1e17,
+                                123456789012345678.0,
+                                0.5,
+                                -2.5,
+                                1e-300,
+                                1.7976931348623157e308};
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    double bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    if (std::isfinite(bits)) values.push_back(bits);
+    // Integers of every magnitude, and their negatives.
+    const double integer = static_cast<double>(static_cast<std::int64_t>(x >> (x % 64)));
+    values.push_back(integer);
+    values.push_back(-integer);
+  }
+  for (const double v : values) {
+    char buf[40];
+    char expected[64];
+    const std::size_t n = FormatDouble(v, buf);
+    std::snprintf(expected, sizeof(expected), "%.17g", v);
+    ASSERT_EQ(std::string(buf, n), std::string(expected)) << v;
+  }
 }
 
 // ReplyReader reads what ReplyWriter writes.
