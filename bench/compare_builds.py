@@ -254,6 +254,9 @@ def main():
     for w in workloads:
         if w not in WORKLOADS:
             p.error(f"unknown workload {w}")
+    if args.mode in ("instructions", "both") and shutil.which("valgrind") is None:
+        p.error("instructions per request need valgrind (apt-get install valgrind); "
+                "or use --mode cpu")
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if os.path.isfile(args.base) and os.access(args.base, os.X_OK):
         base_binary, base_label = args.base, args.base_label or args.base
