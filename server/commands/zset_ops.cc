@@ -69,23 +69,13 @@ bool ParseLexBound(std::string_view text, storage::LexBound& out) {
 }  // namespace
 
 bool ParseScore(std::string_view text, double& out) {
-  // An integer of up to 15 digits (a timestamp in ms, a counter) is exact as a double, so it is
-  // the value strtod would give, without strtod's thousand instructions.
-  if (!text.empty() && text.size() <= 16) {
-    std::size_t i = text[0] == '-' ? 1 : 0;
-    if (text.size() - i >= 1 && text.size() - i <= 15) {
-      std::int64_t v = 0;
-      for (; i < text.size(); ++i) {
-        const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned{'0'};
-        if (digit > 9) break;
-        v = v * 10 + static_cast<std::int64_t>(digit);
-      }
-      // (Not "-0": strtod makes it -0.0, which a large set keeps.)
-      if (i == text.size() && (text[0] != '-' || v != 0)) {
-        out = static_cast<double>(text[0] == '-' ? -v : v);
-        return true;
-      }
-    }
+  // An integer within 2^53 (a timestamp in ms, a counter) is exact as a double, so it is the
+  // value strtod would give, without strtod's thousand instructions. The strict form has no
+  // leading zero, plus sign or "-0" (which strtod makes -0.0): those go on to strtod.
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (std::int64_t v = 0; protocol::ParseStrictInt64(text, v) && v >= -kExact && v <= kExact) {
+    out = static_cast<double>(v);
+    return true;
   }
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   if (text.find('\0') != std::string_view::npos) return false;
