@@ -317,16 +317,15 @@ void Connection::PrefetchAhead(std::string_view data) {
   prefetched_ = n;
   // A lone request gains nothing: its lookup follows at once.
   if (n < 2) return;
-  std::string_view keys[kPrefetchDepth];
+  std::uint64_t hashes[kPrefetchDepth];
+  std::size_t keys = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    keys[i] = KeyToPrefetch(ahead[i]);
-    if (!keys[i].empty()) keyspace.PrefetchBucket(keys[i]);
+    const std::string_view key = KeyToPrefetch(ahead[i]);
+    if (!key.empty()) hashes[keys++] = keyspace.PrefetchBucket(key);
   }
   // Then each key's first entry, as MGET does: the first bucket read waits for its load, the
   // others have arrived meanwhile, and the entries load side by side instead of one per lookup.
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!keys[i].empty()) keyspace.PrefetchEntry(keys[i]);
-  }
+  for (std::size_t i = 0; i < keys; ++i) keyspace.PrefetchEntry(hashes[i]);
 }
 
 void Connection::ProcessInput() {

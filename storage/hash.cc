@@ -49,7 +49,8 @@ bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string
   if (hash == nullptr) {
     std::string& packed = keyspace.scratch();
     packed.clear();
-    AppendPackedHashField(packed, field);
+    unsigned char buf[16];
+    AppendPackedHashField(packed, field, PackedHashFieldUuid(field, buf));
     AppendPacked(packed, value);
     hash = keyspace.Store(key, packed, kNoDeadline, nullptr, Encoding::kHashPacked);
     if (too_long || limits.hash_max_listpack_entries < 1) hash = ConvertToTable(keyspace, hash);
@@ -83,7 +84,7 @@ bool HashSet(Keyspace& keyspace, Entry*& hash, std::string_view key, std::string
     }
   }
   if (!found) {
-    AppendPackedHashField(packed, field);
+    AppendPackedHashField(packed, field, uuid);
     AppendPacked(packed, value);
     ++fields;
   }

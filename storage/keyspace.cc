@@ -193,16 +193,16 @@ Entry* Keyspace::Find(std::string_view key, std::int64_t now_ms, Touch touch) {
   return e;
 }
 
-void Keyspace::PrefetchBucket(std::string_view key) const {
+std::uint64_t Keyspace::PrefetchBucket(std::string_view key) const {
   const std::uint64_t hash = Hash(key);
   for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
     const Table& table = tables_[t];
     if (table.size != 0) __builtin_prefetch(&table.buckets[hash & (table.size - 1)]);
   }
+  return hash;
 }
 
-void Keyspace::PrefetchEntry(std::string_view key) const {
-  const std::uint64_t hash = Hash(key);
+void Keyspace::PrefetchEntry(std::uint64_t hash) const {
   for (int t = 0; t <= (rehash_index_ >= 0 ? 1 : 0); ++t) {
     const Table& table = tables_[t];
     if (table.size == 0) continue;

@@ -310,11 +310,12 @@ class Keyspace final : public LargeValue {
   // The live entry for `key`, or nullptr. Removes the key if it has expired. A lookup that
   // touches stamps the entry with the access clock (when it is set and lets lookups touch).
   Entry* Find(std::string_view key, std::int64_t now_ms, Touch touch = Touch::kYes);
-  // A hint for a pipeline of lookups: starts loading the bucket `key` hashes to into cache.
-  void PrefetchBucket(std::string_view key) const;
+  // A hint for a pipeline of lookups: starts loading the bucket `key` hashes to into cache, and
+  // returns that hash for the second step.
+  std::uint64_t PrefetchBucket(std::string_view key) const;
   // The second step of such a hint, once the bucket is loaded: starts loading the entry the
-  // chain begins with (the one `key` most likely is).
-  void PrefetchEntry(std::string_view key) const;
+  // chain begins with (the one the key of `hash`, from PrefetchBucket, most likely is).
+  void PrefetchEntry(std::uint64_t hash) const;
   // The entry for `key` whether or not it has expired; never removes anything.
   const Entry* Peek(std::string_view key) const;
 

@@ -24,12 +24,13 @@ inline const unsigned char* PackedHashFieldUuid(std::string_view field, unsigned
   return PackUuid(field.substr(0, kUuidChars), out) ? out : nullptr;
 }
 
-inline void AppendPackedHashField(std::string& out, std::string_view field) {
-  unsigned char uuid[16];
-  if (PackedHashFieldUuid(field, uuid) != nullptr) {
+// Appends `field`, whose PackedHashFieldUuid is `uuid` (the caller has it for its lookup too).
+inline void AppendPackedHashField(std::string& out, std::string_view field,
+                                  const unsigned char* uuid) {
+  if (uuid != nullptr) {
     const std::string_view rest = field.substr(kUuidChars);
     AppendVarint(out, (std::uint64_t{rest.size()} << 1) | 1);
-    out.append(reinterpret_cast<const char*>(uuid), sizeof(uuid));
+    out.append(reinterpret_cast<const char*>(uuid), 16);
     out.append(rest);
   } else {
     AppendVarint(out, std::uint64_t{field.size()} << 1);

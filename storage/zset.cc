@@ -23,25 +23,54 @@ struct PackedHit {
   double score = 0;
   bool found = false;
   std::size_t count = 0;  // elements in the set
+  // The member packed as a UUID, for writing it back (nullptr: it is not one).
+  unsigned char uuid_bytes[16];
+  bool is_uuid = false;
+  const unsigned char* uuid() const { return is_uuid ? uuid_bytes : nullptr; }
 };
 
 PackedHit PackedFind(std::string_view bytes, std::string_view member) {
   PackedHit hit;
-  unsigned char uuid[16];
-  const unsigned char* packed = PackUuid(member, uuid) ? uuid : nullptr;
+  hit.is_uuid = PackUuid(member, hit.uuid_bytes);
   for (PackedZsetReader r(bytes); !r.done(); ++hit.count) {
     r.Next();
-    if (!hit.found && r.MemberIs(member, packed)) {
-      hit = {r.start(), r.offset(), r.score(), true, hit.count};
+    if (!hit.found && r.MemberIs(member, hit.uuid())) {
+      hit.start = r.start();
+      hit.end = r.offset();
+      hit.score = r.score();
+      hit.found = true;
     }
   }
   return hit;
 }
 
+// AppendPackedZsetItem for a member whose PackUuid is already known (`uuid`, or nullptr).
+void AppendPackedItem(std::string& out, std::string_view member, const unsigned char* uuid,
+                      double score) {
+  if (uuid != nullptr) {
+    AppendVarint(out, 1);
+    out.append(reinterpret_cast<const char*>(uuid), 16);
+  } else {
+    AppendVarint(out, std::uint64_t{member.size()} << 1);
+    out.append(member);
+  }
+  // Redis's listpack keeps an integral score as an integer: -0 comes back as 0.
+  if (std::trunc(score) == score && std::fabs(score) <= kMaxPackedInt) {
+    const auto i = static_cast<std::int64_t>(score);
+    const std::uint64_t zigzag =
+        (static_cast<std::uint64_t>(i) << 1) ^ static_cast<std::uint64_t>(i >> 63);
+    AppendVarint(out, zigzag << 1);
+  } else {
+    AppendVarint(out, 1);
+    out.append(reinterpret_cast<const char*>(&score), sizeof(score));
+  }
+}
+
 // The packed bytes with the element [skip_start, skip_end) left out and (member, score) put
 // in its place in the order (when `member` is not null), into `out`.
 void PackedRebuild(std::string_view bytes, std::size_t skip_start, std::size_t skip_end,
-                   const std::string_view* member, double score, std::string& out) {
+                   const std::string_view* member, const unsigned char* uuid, double score,
+                   std::string& out) {
   out.clear();
   bool placed = member == nullptr;
   for (PackedZsetReader r(bytes); !r.done();) {
@@ -49,12 +78,12 @@ void PackedRebuild(std::string_view bytes, std::size_t skip_start, std::size_t s
     if (r.start() == skip_start && r.offset() == skip_end) continue;
     // The member is spelled (a packed UUID unpacked) only when the scores tie.
     if (!placed && (score < r.score() || (score == r.score() && *member < r.member()))) {
-      AppendPackedZsetItem(out, *member, score);
+      AppendPackedItem(out, *member, uuid, score);
       placed = true;
     }
     out.append(bytes.substr(r.start(), r.offset() - r.start()));
   }
-  if (!placed) AppendPackedZsetItem(out, *member, score);
+  if (!placed) AppendPackedItem(out, *member, uuid, score);
 }
 
 Entry* StoreLarge(Keyspace& keyspace, Entry* zset, std::string_view key, SortedSet* set) {
@@ -124,23 +153,7 @@ void PackedZsetReader::Spell() const {
 
 void AppendPackedZsetItem(std::string& out, std::string_view member, double score) {
   unsigned char uuid[16];
-  if (PackUuid(member, uuid)) {
-    AppendVarint(out, 1);
-    out.append(reinterpret_cast<const char*>(uuid), sizeof(uuid));
-  } else {
-    AppendVarint(out, std::uint64_t{member.size()} << 1);
-    out.append(member);
-  }
-  // Redis's listpack keeps an integral score as an integer: -0 comes back as 0.
-  if (std::trunc(score) == score && std::fabs(score) <= kMaxPackedInt) {
-    const auto i = static_cast<std::int64_t>(score);
-    const std::uint64_t zigzag =
-        (static_cast<std::uint64_t>(i) << 1) ^ static_cast<std::uint64_t>(i >> 63);
-    AppendVarint(out, zigzag << 1);
-  } else {
-    AppendVarint(out, 1);
-    out.append(reinterpret_cast<const char*>(&score), sizeof(score));
-  }
+  AppendPackedItem(out, member, PackUuid(member, uuid) ? uuid : nullptr, score);
 }
 
 SortedSet::SortedSet(Keyspace& owner) : members_(NewValueTable(owner)) {}
@@ -278,7 +291,7 @@ ZaddResult ZsetAdd(Keyspace& keyspace, Entry*& zset, std::string_view key, std::
     const PackedHit hit = PackedFind(bytes, member);
     if (hit.found) {
       change(hit.score, [&] {
-        PackedRebuild(bytes, hit.start, hit.end, &member, score, keyspace.scratch());
+        PackedRebuild(bytes, hit.start, hit.end, &member, hit.uuid(), score, keyspace.scratch());
         zset = keyspace.SetValue(zset, keyspace.scratch(), Encoding::kZsetPacked);
       });
       return result;
@@ -290,7 +303,7 @@ ZaddResult ZsetAdd(Keyspace& keyspace, Entry*& zset, std::string_view key, std::
     if (hit.count + 1 <= limits.zset_max_listpack_entries &&
         member.size() <= limits.zset_max_listpack_value &&
         bytes.size() + member.size() + 32 <= kMaxPackedBytes) {
-      PackedRebuild(bytes, 0, 0, &member, score, keyspace.scratch());
+      PackedRebuild(bytes, 0, 0, &member, hit.uuid(), score, keyspace.scratch());
       zset = keyspace.SetValue(zset, keyspace.scratch(), Encoding::kZsetPacked);
       result.added = true;
       result.score = score;
@@ -338,7 +351,7 @@ bool ZsetRemove(Keyspace& keyspace, Entry*& zset, std::string_view member) {
     zset = nullptr;
     return true;
   }
-  PackedRebuild(zset->value(), hit.start, hit.end, nullptr, 0, keyspace.scratch());
+  PackedRebuild(zset->value(), hit.start, hit.end, nullptr, nullptr, 0, keyspace.scratch());
   zset = keyspace.SetValue(zset, keyspace.scratch(), Encoding::kZsetPacked);
   return true;
 }

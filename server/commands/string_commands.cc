@@ -511,8 +511,10 @@ void MgetCommand(CommandContext& ctx) {
   for (std::size_t first = 1; first < ctx.argc(); first += kBatch) {
     const std::size_t end = std::min(ctx.argc(), first + kBatch);
     if (end - first > 1) {
-      for (std::size_t i = first; i < end; ++i) keyspace.PrefetchBucket(ctx.arg(i));
-      for (std::size_t i = first; i < end; ++i) keyspace.PrefetchEntry(ctx.arg(i));
+      std::uint64_t hashes[kBatch];
+      for (std::size_t i = first; i < end; ++i)
+        hashes[i - first] = keyspace.PrefetchBucket(ctx.arg(i));
+      for (std::size_t i = first; i < end; ++i) keyspace.PrefetchEntry(hashes[i - first]);
     }
     MgetBatch(ctx, keyspace, first, end);
   }
