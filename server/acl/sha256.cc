@@ -1,7 +1,8 @@
 #include "server/acl/sha256.h"
 
 #include <cstdint>
-#include <cstring>
+
+#include "server/md_blocks.h"
 
 namespace warden::server {
 namespace {
@@ -22,8 +23,7 @@ inline std::uint32_t Rotr(std::uint32_t v, int bits) { return (v >> bits) | (v <
 void Block(std::uint32_t (&h)[8], const unsigned char* p) {
   std::uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
-    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
-           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
+    w[i] = LoadBigEndian32(p + 4 * i);
   }
   for (int i = 16; i < 64; ++i) {
     const std::uint32_t s0 = Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -62,21 +62,7 @@ void Block(std::uint32_t (&h)[8], const unsigned char* p) {
 void Sha256(std::string_view data, unsigned char (&digest)[32]) {
   std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  std::size_t left = data.size();
-  while (left >= 64) {
-    Block(h, p);
-    p += 64;
-    left -= 64;
-  }
-  unsigned char tail[128] = {};
-  if (left > 0) std::memcpy(tail, p, left);
-  tail[left] = 0x80;
-  const std::size_t tail_len = left < 56 ? 64 : 128;
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  Block(h, tail);
-  if (tail_len == 128) Block(h, tail + 64);
+  ForEachPaddedBlock(data, [&](const unsigned char* block) { Block(h, block); });
   for (int i = 0; i < 32; ++i) {
     digest[i] = static_cast<unsigned char>(h[i / 4] >> (24 - 8 * (i % 4)));
   }

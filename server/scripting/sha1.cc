@@ -1,7 +1,8 @@
 #include "server/scripting/sha1.h"
 
 #include <cstdint>
-#include <cstring>
+
+#include "server/md_blocks.h"
 
 namespace warden::server {
 namespace {
@@ -11,8 +12,7 @@ inline std::uint32_t Rotl(std::uint32_t v, int bits) { return (v << bits) | (v >
 void Block(std::uint32_t (&h)[5], const unsigned char* p) {
   std::uint32_t w[80];
   for (int i = 0; i < 16; ++i) {
-    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
-           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
+    w[i] = LoadBigEndian32(p + 4 * i);
   }
   for (int i = 16; i < 80; ++i) w[i] = Rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
   std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
@@ -50,21 +50,7 @@ void Block(std::uint32_t (&h)[5], const unsigned char* p) {
 
 void Sha1Hex(std::string_view data, char (&out)[41]) {
   std::uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  std::size_t left = data.size();
-  while (left >= 64) {
-    Block(h, p);
-    p += 64;
-    left -= 64;
-  }
-  unsigned char tail[128] = {};
-  std::memcpy(tail, p, left);
-  tail[left] = 0x80;
-  const std::size_t tail_len = left < 56 ? 64 : 128;
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  Block(h, tail);
-  if (tail_len == 128) Block(h, tail + 64);
+  ForEachPaddedBlock(data, [&](const unsigned char* block) { Block(h, block); });
   static constexpr char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 20; ++i) {
     const unsigned byte = (h[i / 4] >> (24 - 8 * (i % 4))) & 0xFF;
