@@ -177,6 +177,23 @@ def pinger(port, stop, results, max_seconds):
     results.send_bytes(samples.tobytes())
 
 
+def stop_pinger_and_server(stop, ping_proc, proc):
+    """Ends the pinger process (given time to finish, then terminated) and stops the server:
+    only the processes the script started."""
+    stop.set()
+    if ping_proc is not None and ping_proc.is_alive():
+        ping_proc.join(timeout=10)
+        if ping_proc.is_alive():
+            ping_proc.terminate()
+            ping_proc.join()
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def percentile(values, p):
     if not values:
         return None
@@ -253,18 +270,7 @@ def run(name, argv, scenario, n, args):
         ping_proc.join(timeout=10)
         samples = list(zip(samples_raw[0::2], samples_raw[1::2]))
     finally:
-        stop.set()
-        if ping_proc is not None and ping_proc.is_alive():
-            ping_proc.join(timeout=10)
-            if ping_proc.is_alive():
-                ping_proc.terminate()
-                ping_proc.join()
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_pinger_and_server(stop, ping_proc, proc)
 
     t_done = max(t_freed, t_reply)
     freeing = ping_stats(samples, t_cmd, t_done)

@@ -38,9 +38,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-from bench_core import Client, free_port
+from bench_core import Server
 from bench_workloads import RELEASE_SCRIPT, TOKEN
 from results_report import CLIENT_CORE, SERVER_CORE
 
@@ -73,64 +72,26 @@ def build_base(ref, repo):
     return binary, sha[:12]
 
 
-class Proc:
-    """One server on a free port, pinned to the server core, optionally under callgrind."""
+class Proc(Server):
+    """bench_core's Server (pinned to the server core, answered a PING), optionally under
+    callgrind, with the user time /proc gives beside its total (cpu_ns)."""
 
     def __init__(self, name, argv, callgrind_out=None):
-        self.name = name
-        self.port = free_port()
-        argv = [argv[0], "--port", str(self.port)] + argv[1:]
-        self.callgrind_out = callgrind_out
+        prefix = []
         if callgrind_out:
-            argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind_out}",
-                    "--collect-atstart=yes"] + argv
-        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CORE] + argv,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            self.client = Client(self.port)
-            deadline = time.monotonic() + 60
-            while True:  # under valgrind the port opens before the server answers
-                try:
-                    self.client.call("PING")
-                    break
-                except (ConnectionError, OSError):
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.1)
-                    self.client = Client(self.port)
-        except BaseException:
-            self.stop()
-            raise
+            prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind_out}",
+                      "--collect-atstart=yes"]
+        super().__init__(name, lambda port: prefix + [argv[0], "--port", str(port)] + argv[1:])
 
     def user_ns(self):
         with open(f"/proc/{self.proc.pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return int(fields[11]) * 1_000_000_000 // CLK_TCK  # utime, field 14
 
-    def total_ns(self):
-        total = 0
-        task_dir = f"/proc/{self.proc.pid}/task"
-        for tid in os.listdir(task_dir):
-            try:
-                with open(f"{task_dir}/{tid}/schedstat") as f:
-                    total += int(f.read().split()[0])
-            except FileNotFoundError:
-                pass
-        return total
-
     def callgrind(self, what):
         """callgrind_control -z (zero) or -d (dump) on this server."""
         subprocess.run(["callgrind_control", what, str(self.proc.pid)], check=True,
                        stdout=subprocess.DEVNULL)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def prepare(server, workload, keys):
@@ -171,11 +132,11 @@ def run_cpu(servers, workloads, args):
             try:
                 for w in workloads:
                     command = prepare(proc, w, args.keys)
-                    user0, total0 = proc.user_ns(), proc.total_ns()
+                    user0, total0 = proc.user_ns(), proc.cpu_ns()
                     benchmark(proc, command, args.requests, args.keys)
                     runs[name][w].append({
                         "user_us": (proc.user_ns() - user0) / 1000 / args.requests,
-                        "total_us": (proc.total_ns() - total0) / 1000 / args.requests})
+                        "total_us": (proc.cpu_ns() - total0) / 1000 / args.requests})
             finally:
                 proc.stop()
             print(f"round {r + 1}: {name} " + ", ".join(

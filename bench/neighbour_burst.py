@@ -30,7 +30,7 @@ import subprocess
 import threading
 import time
 
-from big_delete import percentile, pinger
+from big_delete import percentile, pinger, stop_pinger_and_server
 from run_all import Client, free_port
 
 SERVER_CORE = 0
@@ -104,16 +104,7 @@ def one_round(name, argv, scenario, n, args):
         if keys != n:
             raise RuntimeError(f"{name} {scenario}: DBSIZE {keys}, expected {n}")
     finally:
-        stop.set()
-        if ping_proc is not None and ping_proc.is_alive():
-            ping_proc.terminate()
-            ping_proc.join()
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_pinger_and_server(stop, ping_proc, proc)
     during = [rtt * 1000 for t, rtt in samples if t < end and t + rtt > start]
     return {"requests_per_s": n / (end - start), "pings": len(during),
             "p50_ms": percentile(during, 50), "p99_ms": percentile(during, 99),
