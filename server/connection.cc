@@ -116,8 +116,11 @@ bool Connection::OutputBacklogged() const {
 }
 
 std::size_t Connection::PendingOutputBytes() const {
-  // libuv counts what it still holds of an in-flight write.
-  return output_.size() + (write_pending_ ? handle_.tcp.write_queue_size : 0);
+  // The memory held for the client, as Redis's omem counts its reply blocks: an in-flight write
+  // keeps its whole buffer until it completes, however much of it the kernel has taken. Counting
+  // only the unsent tail let a client that reads nothing stay under a soft limit for good once
+  // the kernel's socket buffers (32 MB of receive buffer on recent kernels) took most of it.
+  return output_.size() + (write_pending_ ? writing_.size() : 0);
 }
 
 bool Connection::EnforceOutputLimit() {
