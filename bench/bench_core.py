@@ -230,7 +230,7 @@ class ServerPair:
     def __enter__(self):
         try:
             self.servers["warden"] = Server("warden", lambda p: [
-                self.args.warden, "--port", str(p)] + self._unix("warden") + self.extra
+                self.args.warden, "--port", str(p), "--save", ""] + self._unix("warden") + self.extra
                 + list(self.per_server("warden")) + list(self.args.warden_arg or []))
             # A later --appendonly in extra or per_server overrides this one.
             self.servers["redis"] = Server("redis", lambda p: [

@@ -349,7 +349,7 @@ def main():
     if args.pin:
         os.sched_setaffinity(0, {CLIENT_CORE})  # the PING process inherits it
     servers = {
-        "warden": lambda port: [args.warden, "--port", str(port)],
+        "warden": lambda port: [args.warden, "--port", str(port), "--save", ""],
         "redis": lambda port: [args.redis, "--port", str(port), "--save", "", "--appendonly",
                                "no"],
     }

@@ -354,7 +354,7 @@ def main():
         raise_fd_limit(max(args.blocked) + 100)
     maxclients = ["--maxclients", str(MAX_CLIENTS)]
     argvs = {
-        "warden": lambda port: [args.warden, "--port", str(port)] + maxclients,
+        "warden": lambda port: [args.warden, "--port", str(port), "--save", ""] + maxclients,
         "redis": lambda port: [args.redis, "--port", str(port), "--save", "", "--appendonly",
                                "no"] + maxclients,
     }

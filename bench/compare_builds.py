@@ -231,7 +231,7 @@ def main():
     dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     head_label = f"today ({head}{'+' if dirty else ''})"
-    servers = {base_label: [base_binary], head_label: [args.warden],
+    servers = {base_label: [base_binary, "--save", ""], head_label: [args.warden, "--save", ""],
                "redis-server": [args.redis, "--save", "", "--appendonly", "no"]}
     names = list(servers)
     result = {"servers": names}

@@ -85,7 +85,8 @@ def main():
     args = ap.parse_args()
     if args.json:
         sys.stdout = sys.stderr
-    w = storm("warden", lambda port: [args.warden, "--port", str(port)], args.locks, args.ttl_ms)
+    w = storm("warden", lambda port: [args.warden, "--port", str(port), "--save", ""],
+              args.locks, args.ttl_ms)
     r = storm("redis-server", lambda port: [args.redis, "--port", str(port), "--save", "",
                                             "--appendonly", "no"], args.locks, args.ttl_ms)
     if args.json:

@@ -84,7 +84,8 @@ def main():
     args = ap.parse_args()
     if args.json:
         sys.stdout = sys.stderr
-    w = measure("warden", lambda port: [args.warden, "--port", str(port)], args.locks)
+    w = measure("warden", lambda port: [args.warden, "--port", str(port), "--save", ""],
+                args.locks)
     r = measure("redis-server", lambda port: [args.redis, "--port", str(port), "--save", "",
                                               "--appendonly", "no"], args.locks)
     ratio = w["bytes_per_lock"] / r["bytes_per_lock"]

@@ -155,7 +155,7 @@ def main():
     limit = ["--client-output-buffer-limit", "pubsub 0 0 0"]
     servers = {}
     try:
-        servers["warden"] = Server("warden", lambda p: [args.warden, "--port", str(p)] + limit,
+        servers["warden"] = Server("warden", lambda p: [args.warden, "--port", str(p), "--save", ""] + limit,
                                    pin)
         servers["redis"] = Server("redis", lambda p: [args.redis, "--port", str(p), "--save", "",
                                                       "--appendonly", "no"] + limit, pin)

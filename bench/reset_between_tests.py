@@ -120,7 +120,8 @@ def main():
     commands = fixture(args.keys)
     with tempfile.TemporaryDirectory() as tmp:
         wport, rport = free_port(), free_port()
-        wp, w = start([args.warden, "--port", str(wport), "--enable-debug-command", "yes"], wport)
+        wp, w = start([args.warden, "--port", str(wport), "--save", "", "--enable-debug-command",
+                        "yes"], wport)
         rp, r = start([args.redis, "--port", str(rport), "--save", "", "--appendonly", "no",
                        "--dir", tmp, "--enable-debug-command", "yes"], rport)
         try:

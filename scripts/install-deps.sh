@@ -6,6 +6,7 @@ packages=(
   build-essential cmake pkg-config clang-format
   clang libclang-rt-14-dev
   libuv1-dev libssl-dev openssl liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
+  liblzf-dev
   googletest libgtest-dev libbenchmark-dev
   redis-server redis-tools
   python3-redis python3-pytest

@@ -86,7 +86,14 @@ bool RefusedByDiskError(ServerState& server, const Session& session, const Comma
   if (!refuse && spec.handler == ExecCommand && session.in_multi) {
     refuse = QueuedAny(server, session, kWrite);
   }
-  if (refuse) reply.Error({errors::kMisconfAof, std::strerror(err)});
+  if (refuse) {
+    // The snapshot's failure is named first, as Redis's writeCommandsDeniedByDiskError does.
+    if (server.snapshots.refuses_writes()) {
+      reply.Error(errors::kMisconfRdb);
+    } else {
+      reply.Error({errors::kMisconfAof, std::strerror(err)});
+    }
+  }
   return refuse;
 }
 
@@ -211,8 +218,8 @@ const CommandSpec* AdmitRequest(ServerState& server, Session& session,
       [[unlikely]] {
     return refuse();
   }
-  if (server.aof.write_error() != 0 && RefusedByDiskError(server, session, *spec, args, reply))
-      [[unlikely]] {
+  if ((server.aof.write_error() != 0 || server.snapshots.refuses_writes()) &&
+      RefusedByDiskError(server, session, *spec, args, reply)) [[unlikely]] {
     return refuse();
   }
   if (session.modes != 0 && session.subscribed() && session.resp == 2 &&
@@ -278,6 +285,10 @@ const CommandSpec* AdmitScriptCall(ServerState& server, Session& session,
     return refuse(errors::kOom);
   }
   if ((flags & kWrite) != 0 && !wrote) [[unlikely]] {
+    if (server.snapshots.refuses_writes()) {
+      reply.Error(errors::kMisconfRdb);
+      return refuse({});
+    }
     if (const int err = server.aof.write_error(); err != 0) {
       reply.Error({errors::kMisconfAof, std::strerror(err)});
       return refuse({});

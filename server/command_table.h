@@ -36,6 +36,8 @@ enum CommandFlag : std::uint32_t {
   // A write that never wakes blocked clients: the stream commands Redis does not signal
   // (XSETID, XGROUP SETID, XACK...), so a reader blocked on `$` or `>` waits for an XADD.
   kNoWake = 1u << 17,
+  // Refused while a replica loads its sync asynchronously (shown by COMMAND INFO).
+  kNoAsyncLoading = 1u << 18,
   // High bits, apart from the flags other features add.
   kPubSub = 1u << 24,
   kMayReplicate = 1u << 25,  // not shown by COMMAND INFO (Redis hides it too)

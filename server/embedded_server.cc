@@ -20,7 +20,8 @@ EmbeddedServer::EmbeddedServer() = default;
 
 std::unique_ptr<EmbeddedServer> EmbeddedServer::Start(const std::vector<std::string>& options,
                                                       std::string* error) {
-  std::vector<std::string> words = {"warden", "--port", "0", "--loglevel", "warning"};
+  // No save points: a server inside a test process writes no snapshot unless asked to.
+  std::vector<std::string> words = {"warden", "--port", "0", "--loglevel", "warning", "--save", ""};
   words.insert(words.end(), options.begin(), options.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());

@@ -73,6 +73,12 @@ inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 // Followed by strerror of the failure (Redis's writeCommandsGetDiskErrorMessage).
 inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
+inline constexpr std::string_view kMisconfRdb =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
 inline constexpr std::string_view kBusy =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 // While a function runs (FCALL).

@@ -307,6 +307,8 @@ std::optional<std::string> Server::Start() {
   if (state_.config.appendonly) {
     if (auto err = state_.aof.Start()) return err;
     state_.propagation.set_active(true);
+  } else if (auto err = state_.snapshots.LoadAtStart()) {
+    return err;
   }
   // Fixtures run before anything listens, so no client ever sees the data half loaded.
   if (!state_.config.preload.empty()) {
@@ -448,6 +450,14 @@ void Server::OnSignalAsync(uv_async_t* async) {
   if (signum == 0) return;
   self->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
                  signum == SIGINT ? "SIGINT" : "SIGTERM");
+  if (!self->state_.snapshots.SaveBeforeExit(false, false, false)) {
+    self->log_.Log(LogLevel::kWarning,
+                   "%s received but errors trying to shut down the server, check the logs for "
+                   "more information",
+                   signum == SIGINT ? "SIGINT" : "SIGTERM");
+    g_shutdown_signal.store(0);
+    return;
+  }
   self->Shutdown();
 }
 
@@ -667,6 +677,7 @@ void Server::OnCron(uv_timer_t* timer) {
   }
   self->state_.dbs.pool().Trim(kCronTrimSlabs);
   self->state_.aof.Cron();
+  self->state_.snapshots.Cron();
   self->ClientsCron();
   // CONFIG SET hz takes effect from the next tick.
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);

@@ -17,6 +17,7 @@
 #include "server/monitor.h"
 #include "server/persistence/aof.h"
 #include "server/persistence/propagation.h"
+#include "server/persistence/snapshots.h"
 #include "server/pubsub.h"
 #include "server/session.h"
 #include "server/stats/command_stats.h"
@@ -130,6 +131,11 @@ class ServerState final : public storage::ExpiryListener {
   // The append-only file, and what feeds it (off unless appendonly yes).
   Aof aof{*this};
   Propagation propagation{aof};
+  // RDB snapshots: SAVE, BGSAVE, the save points, the load at start.
+  Snapshots snapshots{*this};
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE takes payloads whatever their CRC (Redis's
+  // server.skip_checksum_validation).
+  bool skip_checksum_validation = false;
   // While the append-only file loads (Redis's server.loading): no eviction, no propagation.
   bool loading = false;
 

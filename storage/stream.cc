@@ -13,8 +13,8 @@
 namespace warden::storage {
 namespace {
 
-constexpr unsigned char kDeleted = 1;
-constexpr unsigned char kSameFields = 2;
+constexpr unsigned char kDeleted = Stream::kEntryDeleted;
+constexpr unsigned char kSameFields = Stream::kEntrySameFields;
 
 void SkipPacked(const char*& p) {
   const std::uint64_t len = ReadVarint(p);
@@ -252,6 +252,73 @@ void Stream::Append(StreamId id, std::span<const std::string_view> pairs,
   ++entries_added_;
   last_id_ = id;
   if (length_ == 1) first_id_ = id;
+}
+
+void Stream::DecodeRawNode(StreamId master, const Node& node, RawNodeBuffer& buf) {
+  buf.master_fields.clear();
+  for (PackedReader r(node.master); !r.done();) buf.master_fields.push_back(r.Next());
+  buf.entries.clear();
+  buf.fields.clear();
+  // Spans are made once `fields` stops growing (it may move until then): `starts` holds
+  // where each entry's fields begin.
+  std::vector<std::size_t> starts;
+  const char* p = node.entries.data();
+  const char* const stop = p + node.entries.size();
+  while (p < stop) {
+    RawEntry& e = buf.entries.emplace_back();
+    e.flags = static_cast<std::uint8_t>(*p++);
+    e.id.ms = master.ms + ReadVarint(p);
+    e.id.seq = master.seq + static_cast<std::uint64_t>(UnZigZag(ReadVarint(p)));
+    starts.push_back(buf.fields.size());
+    if (e.flags & kSameFields) {
+      for (const std::string_view field : buf.master_fields) {
+        buf.fields.emplace_back(field, ReadPacked(p));
+      }
+    } else {
+      const std::uint64_t n = ReadVarint(p);
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const std::string_view field = ReadPacked(p);
+        buf.fields.emplace_back(field, ReadPacked(p));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < buf.entries.size(); ++i) {
+    const std::size_t end = i + 1 < starts.size() ? starts[i + 1] : buf.fields.size();
+    buf.entries[i].fields = std::span<const Field>(buf.fields).subspan(starts[i], end - starts[i]);
+  }
+  buf.node.master = master;
+  buf.node.live = node.live;
+  buf.node.deleted = node.deleted;
+  buf.node.master_fields = buf.master_fields;
+}
+
+void Stream::AppendRawNode(const RawNode& raw, std::span<const RawEntry> entries,
+                           std::size_t lp_bytes) {
+  Node& node = nodes_[raw.master];
+  char key[16];
+  shape_.Insert(RadixKey(raw.master, key));
+  for (const std::string_view field : raw.master_fields) AppendPacked(node.master, field);
+  node.master_fields = static_cast<std::uint32_t>(raw.master_fields.size());
+  for (const RawEntry& e : entries) {
+    node.entries.push_back(static_cast<char>(e.flags));
+    AppendVarint(node.entries, e.id.ms - raw.master.ms);
+    AppendVarint(node.entries, ZigZag(static_cast<std::int64_t>(e.id.seq - raw.master.seq)));
+    if (e.flags & kSameFields) {
+      for (const Field& f : e.fields) AppendPacked(node.entries, f.second);
+    } else {
+      AppendVarint(node.entries, e.fields.size());
+      for (const Field& f : e.fields) {
+        AppendPacked(node.entries, f.first);
+        AppendPacked(node.entries, f.second);
+      }
+    }
+  }
+  node.live = raw.live;
+  node.deleted = raw.deleted;
+  // The counters' encodings are added back by LpBytes as they change.
+  const std::size_t counters = LpIntBytes(raw.live) + LpIntBytes(raw.deleted);
+  node.lp_fixed_bytes = lp_bytes > counters ? lp_bytes - counters : 0;
+  length_ += raw.live;
 }
 
 Stream::Cursor::Cursor(const Stream& stream, StreamId start, StreamId end, bool reverse)

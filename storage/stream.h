@@ -140,7 +140,49 @@ class Stream final : public LargeValue {
   // Bytes held by nodes and groups, for MEMORY USAGE.
   std::size_t memory_bytes() const;
 
+  // Nodes as Redis's listpacks hold them, deleted entries included: the RDB format saves them
+  // that way (storage/rdb/stream_codec.cc), so a stream keeps its node boundaries through
+  // DUMP and RESTORE as Redis's does.
+  static constexpr std::uint8_t kEntryDeleted = 1;     // STREAM_ITEM_FLAG_DELETED
+  static constexpr std::uint8_t kEntrySameFields = 2;  // STREAM_ITEM_FLAG_SAMEFIELDS
+  struct RawNode {
+    StreamId master;  // the node's key
+    std::uint32_t live = 0;
+    std::uint32_t deleted = 0;
+    std::span<const std::string_view> master_fields;
+  };
+  struct RawEntry {
+    StreamId id;
+    std::uint8_t flags = 0;
+    // With kEntrySameFields, the names are the master's: Redis stores the values alone.
+    std::span<const Field> fields;
+  };
+  // Calls fn(const RawNode&, std::span<const RawEntry>) for each node, in id order. The views
+  // live during the call.
+  template <typename Fn>
+  void VisitRawNodes(Fn&& fn) const {
+    RawNodeBuffer buf;
+    for (const auto& [master, node] : nodes_) {
+      DecodeRawNode(master, node, buf);
+      fn(static_cast<const RawNode&>(buf.node), std::span<const RawEntry>(buf.entries));
+    }
+  }
+  // Adds a node after the last one, for a loader that rebuilds Redis's nodes. The caller has
+  // checked what lookups rely on: `node.master` above every node's key and every live entry
+  // so far, each entry at or above it, live entries in increasing order; and that `entries`
+  // are live + deleted in number (at least one), flagged with those two flags only, with the
+  // master's field count where kEntrySameFields is set. `lp_bytes` is the size of Redis's
+  // listpack for the node, which decides when it closes for appends. Adds the live entries to
+  // length(); the other counters and ids are the caller's to set.
+  void AppendRawNode(const RawNode& node, std::span<const RawEntry> entries, std::size_t lp_bytes);
+
  private:
+  struct RawNodeBuffer {
+    RawNode node;
+    std::vector<std::string_view> master_fields;
+    std::vector<RawEntry> entries;
+    std::vector<Field> fields;
+  };
   struct Node {
     std::string master;   // the first entry's fields, packed
     std::string entries;  // the entries, packed
@@ -180,6 +222,7 @@ class Stream final : public LargeValue {
   };
 
   static std::size_t LpBytes(const Node& node);
+  static void DecodeRawNode(StreamId master, const Node& node, RawNodeBuffer& buf);
   // Removes node `it` (all of its entries dead or trimmed).
   Nodes::iterator EraseNode(Nodes::iterator it);
   // The last entry id of a node, deleted or not (Redis's lpGetEdgeStreamID).

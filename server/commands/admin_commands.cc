@@ -152,21 +152,42 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
 void PersistenceSection(const CommandContext& ctx, std::string& out) {
   const Aof& aof = ctx.server.aof;
   out.append("# Persistence\r\n");
+  const Snapshots& snapshots = ctx.server.snapshots;
   Field(out, "loading", "0");
   Field(out, "async_loading", "0");
-  Field(out, "rdb_changes_since_last_save", "0");
-  Field(out, "rdb_bgsave_in_progress", "0");
-  Field(out, "rdb_last_bgsave_status", "ok");
+  Field(out, "current_cow_peak", "0");
+  Field(out, "current_cow_size", "0");
+  Field(out, "current_cow_size_age", "0");
+  Field(out, "current_fork_perc", "0.00");
+  Field(out, "current_save_keys_processed", "0");
+  Field(out, "current_save_keys_total", "0");
+  Field(out, "rdb_changes_since_last_save",
+        static_cast<std::int64_t>(snapshots.changes_since_save()));
+  Field(out, "rdb_bgsave_in_progress", snapshots.saving() ? "1" : "0");
+  Field(out, "rdb_last_save_time", snapshots.last_save_time());
+  Field(out, "rdb_last_bgsave_status", snapshots.last_bgsave_ok() ? "ok" : "err");
+  Field(out, "rdb_last_bgsave_time_sec", snapshots.last_bgsave_seconds());
+  Field(out, "rdb_current_bgsave_time_sec", snapshots.current_bgsave_seconds());
+  Field(out, "rdb_saves", static_cast<std::int64_t>(snapshots.saves()));
+  Field(out, "rdb_last_cow_size", "0");
+  Field(out, "rdb_last_load_keys_expired",
+        static_cast<std::int64_t>(snapshots.last_load_keys_expired()));
+  Field(out, "rdb_last_load_keys_loaded",
+        static_cast<std::int64_t>(snapshots.last_load_keys_loaded()));
   Field(out, "aof_enabled", aof.on() ? "1" : "0");
   Field(out, "aof_rewrite_in_progress", aof.rewriting() ? "1" : "0");
-  Field(out, "aof_rewrite_scheduled", "0");
+  Field(out, "aof_rewrite_scheduled", aof.rewrite_scheduled() ? "1" : "0");
   Field(out, "aof_last_rewrite_time_sec", aof.last_rewrite_seconds());
   Field(out, "aof_current_rewrite_time_sec",
         aof.rewriting() ? (ctx.server.clock.MonotonicUs() / 1000 - aof.rewrite_started_ms()) / 1000
                         : -1);
   Field(out, "aof_last_bgrewrite_status", aof.last_rewrite_ok() ? "ok" : "err");
   Field(out, "aof_rewrites", static_cast<std::int64_t>(aof.rewrites()));
+  Field(out, "aof_rewrites_consecutive_failures", "0");
   Field(out, "aof_last_write_status", aof.last_write_ok() ? "ok" : "err");
+  Field(out, "aof_last_cow_size", "0");
+  Field(out, "module_fork_in_progress", "0");
+  Field(out, "module_fork_last_cow_size", "0");
   if (aof.on()) {
     Field(out, "aof_current_size", static_cast<std::int64_t>(aof.current_size()));
     Field(out, "aof_base_size", static_cast<std::int64_t>(aof.base_size()));

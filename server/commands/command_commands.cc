@@ -41,6 +41,7 @@ constexpr FlagName kFlagNames[] = {
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
     {kNoMandatoryKeys, "no_mandatory_keys"},
+    {kNoAsyncLoading, "no_async_loading"},
     {kNoMulti, "no_multi"},
     {kMovableKeys, "movablekeys"},
     {kAllowBusy, "allow_busy"},

@@ -206,6 +206,11 @@ void ClientNoTouchCommand(CommandContext& ctx);
 // shutdown_commands.cc
 void ShutdownCommand(CommandContext& ctx);
 void BgrewriteaofCommand(CommandContext& ctx);
+void SaveCommand(CommandContext& ctx);
+void BgsaveCommand(CommandContext& ctx);
+void LastsaveCommand(CommandContext& ctx);
+void DumpCommand(CommandContext& ctx);
+void RestoreCommand(CommandContext& ctx);
 
 // admin_commands.cc
 void InfoCommand(CommandContext& ctx);

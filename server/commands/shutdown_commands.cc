@@ -1,10 +1,11 @@
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT].
 //
-// warden keeps nothing on disk, so it behaves as a Redis whose final save fails: SAVE is refused
-// with Redis's error and the server keeps running, SAVE FORCE exits anyway. Without SAVE it
-// does what SIGTERM does: no reply to the caller, the replies already computed for every client
-// are delivered, then the process exits. NOW and FORCE change nothing (there are no replicas to
-// wait for), and no shutdown is ever left in progress for ABORT to cancel.
+// As Redis's prepareForShutdown: a background save is killed, then the snapshot is written when
+// save points are set or SAVE is given (not with NOSAVE); if that fails the server keeps running
+// and says so, unless FORCE. Then it does what SIGTERM does: no reply to the caller, the replies
+// already computed for every client are delivered, then the process exits. NOW and FORCE change
+// nothing (there are no replicas to wait for), and no shutdown is ever left in progress for ABORT
+// to cancel.
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
@@ -51,21 +52,13 @@ void ShutdownCommand(CommandContext& ctx) {
   }
   Logger* log = ctx.server.log;
   if (log != nullptr) log->Log(LogLevel::kWarning, "User requested shutdown...");
-  if (save) {
+  if (!ctx.server.snapshots.SaveBeforeExit(save, nosave, force)) {
     if (log != nullptr) {
-      log->Log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
-      log->Log(LogLevel::kWarning, "warden does not persist: there is no RDB snapshot to write.");
+      log->Log(LogLevel::kWarning,
+               "Errors trying to shut down the server. Check the logs for more information.");
     }
-    if (!force) {
-      if (log != nullptr) {
-        log->Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
-        log->Log(LogLevel::kWarning,
-                 "Errors trying to shut down the server. Check the logs for more information.");
-      }
-      ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
-      return;
-    }
-    if (log != nullptr) log->Log(LogLevel::kWarning, "Error trying to save the DB. Exit anyway.");
+    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    return;
   }
   // As Redis blocks the caller until the end: its later requests never run, and its earlier
   // replies go out with everyone's when the server closes the connections.

@@ -112,7 +112,20 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
     words.clear();
     for (const auto& [at, len] : spans) words.push_back(std::string_view(storage).substr(at, len));
   }
+  // Redis's reading_config_file: the first save line replaces the defaults, later ones add.
+  const bool is_save = option->name == "save";
+  std::vector<std::pair<std::int64_t, std::int64_t>> earlier;
+  if (is_save && c.save_points_from_file) earlier = c.save_points;
   if (auto error = option->set(c, words)) return Fail(d, *error);
+  if (is_save) {
+    if (!c.save_points.empty()) {
+      earlier.insert(earlier.end(), c.save_points.begin(), c.save_points.end());
+    } else {
+      earlier.clear();
+    }
+    c.save_points = std::move(earlier);
+    c.save_points_from_file = true;
+  }
   return std::nullopt;
 }
 

@@ -199,26 +199,57 @@ std::string GetEnableDebugCommand(const Config& c) {
                                                                 : "no";
 }
 
-// Redis's checks for save's "<seconds> <changes> ..." pairs; warden keeps nothing on disk, so
-// only the empty schedule is taken.
+// Redis's setConfigSaveOption: "" empties the schedule; otherwise "<seconds> <changes>" pairs,
+// seconds at least 1. A config file's or the command line's save lines add up (the first
+// replaces the defaults); CONFIG SET replaces.
 ConfigSetResult SetSave(Config& c, Words a) {
   if (a.size() == 1 && a[0].empty()) a = {};
   if (a.size() % 2 != 0) return "Invalid save parameters";
-  for (std::size_t j = 0; j < a.size(); ++j) {
-    const std::string text(a[j]);
-    char* end = nullptr;
-    const long long n = std::strtoll(text.c_str(), &end, 10);
-    if (*end != '\0' || (j % 2 == 0 && n < 1) || (j % 2 == 1 && n < 0)) {
-      return "Invalid save parameters";
+  std::vector<std::pair<std::int64_t, std::int64_t>> points;
+  for (std::size_t j = 0; j < a.size(); j += 2) {
+    std::int64_t pair[2];
+    for (std::size_t k = 0; k < 2; ++k) {
+      const std::string text(a[j + k]);
+      char* end = nullptr;
+      pair[k] = std::strtoll(text.c_str(), &end, 10);
+      if (*end != '\0' || (k == 0 && pair[k] < 1) || (k == 1 && pair[k] < 0)) {
+        return "Invalid save parameters";
+      }
     }
+    points.emplace_back(pair[0], pair[1]);
   }
-  if (!a.empty()) return "warden does not persist: only save \"\" is accepted";
-  c.save.clear();
+  c.save_points = std::move(points);
   return std::nullopt;
 }
 
-std::string GetSave(const Config& c) { return c.save; }
-std::string RewriteSave(const Config&) { return "\"\""; }
+std::string GetSave(const Config& c) {
+  std::string out;
+  for (const auto& [seconds, changes] : c.save_points) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(seconds) + " " + std::to_string(changes);
+  }
+  return out;
+}
+
+// rewriteConfigSaveOption: a line per point, or save "" for none.
+std::string RewriteSave(const Config& c) {
+  if (c.save_points.empty()) return "\"\"";
+  std::string out;
+  for (const auto& [seconds, changes] : c.save_points) {
+    if (!out.empty()) out += '\n';
+    out += std::to_string(seconds) + " " + std::to_string(changes);
+  }
+  return out;
+}
+
+constexpr char kDbfilenamePath[] = "dbfilename can't be a path, just a filename";
+
+ConfigSetResult SetDbfilename(Config& c, Words a) {
+  if (a[0].find('/') != std::string_view::npos) return kDbfilenamePath;
+  c.dbfilename.assign(a[0]);
+  return std::nullopt;
+}
+std::string GetDbfilename(const Config& c) { return c.dbfilename; }
 
 template <std::string Config::*field, const char* kEmpty, const char* kPath>
 ConfigSetResult SetBaseName(Config& c, Words a) {
@@ -344,6 +375,7 @@ constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "vol
                                           "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
                                           "allkeys-random", "noeviction"};
 constexpr std::string_view kFsyncPolicies[] = {"everysec", "always", "no"};
+constexpr std::string_view kSanitizeModes[] = {"no", "yes", "clients"};
 
 constexpr std::uint32_t kImm = kConfigImmutable;
 constexpr std::uint32_t kWarden = kConfigWarden;
@@ -456,8 +488,20 @@ const ConfigOption kConfigOptions[] = {
     Special("latency-tracking-info-percentiles", kConfigMultiWord, "percentiles INFO shows",
             SetPercentiles, GetPercentiles, GetPercentiles),
     // Persistence.
-    Special("save", kConfigMultiWord, "accepted as \"\" only: warden writes no RDB", SetSave,
+    Special("save", kConfigMultiWord, "snapshot points: <seconds> <changes> pairs", SetSave,
             GetSave, RewriteSave),
+    Special("dbfilename", kConfigProtected, "the snapshot's file name, in dir", SetDbfilename,
+            GetDbfilename, GetDbfilename),
+    Bool<F<&Config::rdbcompression>>("rdbcompression", 0, "LZF for snapshot strings"),
+    Bool<F<&Config::rdbchecksum>>("rdbchecksum", kImm, "CRC64 of snapshots, checked on load"),
+    Bool<F<&Config::stop_writes_on_bgsave_error>>("stop-writes-on-bgsave-error", 0,
+                                                  "refuse writes while snapshots fail"),
+    Bool<F<&Config::rdb_del_sync_files>>("rdb-del-sync-files", 0,
+                                         "delete a replica's sync snapshot"),
+    Enum<F<&Config::sanitize_dump_payload>, kSanitizeModes>(
+        "sanitize-dump-payload", 0, "accepted: warden checks every payload deeply"),
+    Int<F<&Config::rdb_key_save_delay>, INT32_MIN, kIntMax>(
+        "rdb-key-save-delay", 0, "tests: microseconds slept per key saved"),
     Bool<F<&Config::appendonly>>("appendonly", 0, "keep an append-only file", ApplyAppendonly),
     Enum<F<&Config::appendfsync>, kFsyncPolicies>("appendfsync", 0, "when it is synced",
                                                   ApplyAppendfsync),
@@ -476,7 +520,7 @@ const ConfigOption kConfigOptions[] = {
     Bool<F<&Config::aof_timestamp_enabled>>("aof-timestamp-enabled", 0,
                                             "accepted; warden writes no timestamps"),
     Bool<F<&Config::aof_use_rdb_preamble>>("aof-use-rdb-preamble", 0,
-                                           "accepted; warden writes no RDB preamble"),
+                                           "a rewrite's base file is an RDB snapshot"),
     String<F<&Config::dir>>("dir", kConfigProtected, "working directory for the files"),
     // Redis's, without their meaning here.
     Special("daemonize", kImm, "no: run warden under a supervisor", SetOnlyNo<kNoDaemon>, GetNo,

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "server/log.h"
+#include "server/persistence/rdb_file.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_state.h"
 
@@ -183,14 +184,22 @@ std::optional<std::string> Aof::CreateFresh() {
   manifest_ = AofManifest{};
   manifest_.current_base_seq = 1;
   manifest_.current_incr_seq = 1;
-  manifest_.base = AofFileInfo{name + ".1.base.aof", 1, 'b'};
+  const bool rdb = server_.config.aof_use_rdb_preamble;
+  manifest_.base = AofFileInfo{name + (rdb ? ".1.base.rdb" : ".1.base.aof"), 1, 'b'};
   manifest_.incrs.push_back({name + ".1.incr.aof", 1, 'i'});
-  // The rewrite of an empty data set: an empty base file.
+  // The rewrite of an empty data set: an empty base file, or an RDB of nothing.
   const std::string base = dir + "/" + manifest_.base->name;
   const int fd = open(base.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return "Can't create the append-only base file " + base + ": " + Errno(errno);
-  fsync(fd);
+  int err = 0;
+  if (rdb) {
+    RdbWriteOptions options;
+    options.aof_base = true;
+    err = WriteRdbToFd(server_, fd, options);
+  }
+  if (err == 0 && fsync(fd) != 0) err = errno;
   close(fd);
+  if (err != 0) return "Can't write the append-only base file " + base + ": " + Errno(err);
   if (auto err = OpenIncr(manifest_.incrs.back().name)) return err;
   return WriteManifest();
 }
@@ -422,6 +431,7 @@ std::optional<std::string> Aof::StartRewrite() {
 
 std::optional<std::string> Aof::ForkRewrite() {
   rewrite_temp_ = DirPath() + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + ".aof";
+  rewrite_rdb_ = server_.config.aof_use_rdb_preamble;
   const pid_t pid = fork();
   if (pid < 0) {
     return std::string("ERR Can't rewrite append only file in background: fork: ") +
@@ -433,11 +443,20 @@ std::optional<std::string> Aof::ForkRewrite() {
     // restarted server from binding the port while the child runs on.
     close_range(3, ~0U, 0);
     const int fd = open(rewrite_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string_view> libraries;
-    for (const auto& [name, library] : server_.scripts->libraries()) {
-      libraries.push_back(library.code);
+    bool ok = fd >= 0;
+    if (ok && rewrite_rdb_) {
+      // aof-use-rdb-preamble: the base is an RDB snapshot with aof-base set.
+      RdbWriteOptions options;
+      options.aof_base = true;
+      ok = WriteRdbToFd(server_, fd, options) == 0;
+    } else if (ok) {
+      std::vector<std::string_view> libraries;
+      for (const auto& [name, library] : server_.scripts->libraries()) {
+        libraries.push_back(library.code);
+      }
+      ok = WriteDataSet(server_.dbs, libraries, fd);
     }
-    const bool ok = fd >= 0 && WriteDataSet(server_.dbs, libraries, fd) && fsync(fd) == 0;
+    ok = ok && fsync(fd) == 0;
     _exit(ok ? 0 : 1);
   }
   child_pid_ = pid;
@@ -454,6 +473,13 @@ void Aof::Cron() {
     int status = 0;
     const pid_t done = waitpid(child_pid_, &status, WNOHANG);
     if (done == child_pid_) FinishRewrite(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return;
+  }
+  // One child at a time, as Redis's hasActiveChildProcess.
+  if (server_.snapshots.saving()) return;
+  if (rewrite_scheduled_) {
+    rewrite_scheduled_ = false;
+    StartRewrite();
     return;
   }
   if (fd_ < 0) return;
@@ -492,7 +518,8 @@ void Aof::FinishRewrite(bool ok) {
   // The new base holds everything before the increment file opened at the start; the files
   // before it become history, deleted once the manifest no longer names them.
   const std::int64_t seq = manifest_.current_base_seq + 1;
-  const AofFileInfo base{server_.config.appendfilename + "." + std::to_string(seq) + ".base.aof",
+  const AofFileInfo base{server_.config.appendfilename + "." + std::to_string(seq) +
+                             (rewrite_rdb_ ? ".base.rdb" : ".base.aof"),
                          seq, 'b'};
   if (rename(rewrite_temp_.c_str(), (dir + "/" + base.name).c_str()) != 0) {
     last_rewrite_ok_ = false;

@@ -1,6 +1,7 @@
-// The append-only file, in Redis 7.0's multi-part layout with aof-use-rdb-preamble no: in
-// `dir`/`appenddirname`, a manifest (`appendfilename`.manifest) naming one base file and the
-// increment files after it, all RESP commands. A start with appendonly yes loads them before
+// The append-only file, in Redis 7.0's multi-part layout: in `dir`/`appenddirname`, a manifest
+// (`appendfilename`.manifest) naming one base file and the increment files after it. The base
+// is an RDB snapshot (`.base.rdb`, aof-use-rdb-preamble yes, the default) or RESP commands
+// (`.base.aof`); the increments are RESP commands. A start with appendonly yes loads them before
 // the first client is accepted (aof_load.cc); a directory without them gets an empty base, an
 // increment file and the manifest, as a first rewrite of an empty data set would write.
 //
@@ -114,6 +115,9 @@ class Aof {
   // auto-aof-rewrite-percentage since the last (and is past auto-aof-rewrite-min-size).
   void Cron();
   bool rewriting() const { return child_pid_ > 0; }
+  // BGREWRITEAOF while a snapshot's child runs: the cron starts it once that is done.
+  void ScheduleRewrite() { rewrite_scheduled_ = true; }
+  bool rewrite_scheduled() const { return rewrite_scheduled_; }
   // DEBUG LOADAOF: the buffer written and synced, every database emptied, the files loaded
   // again. The error, if loading failed (the data set is then what loaded before it).
   std::optional<std::string> Reload();
@@ -174,6 +178,8 @@ class Aof {
 
   pid_t child_pid_ = -1;
   bool enabling_ = false;  // the rewrite under way turns the file on
+  bool rewrite_scheduled_ = false;
+  bool rewrite_rdb_ = false;  // the rewrite under way writes an RDB base
   std::string rewrite_temp_;
   std::int64_t rewrite_start_ms_ = -1;  // monotonic
   std::uint64_t rewrites_ = 0;

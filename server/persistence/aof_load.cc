@@ -14,6 +14,7 @@
 #include "server/dispatcher.h"
 #include "server/log.h"
 #include "server/persistence/aof.h"
+#include "server/persistence/rdb_file.h"
 #include "server/server_state.h"
 
 namespace warden::server {
@@ -129,12 +130,32 @@ std::optional<std::string> LoadAof(ServerState& server, const std::string& dir,
               " doesn't exist or can't be read: " + std::strerror(*err);
       break;
     }
-    if (files[i]->type == 'b' && data.rfind("REDIS", 0) == 0) {
-      error = "The AOF base file " + files[i]->name +
-              " has an RDB preamble: warden reads only aof-use-rdb-preamble no files";
-      break;
+    std::string_view rest = data;
+    std::size_t rdb_bytes = 0;
+    if (LooksLikeRdb(data)) {
+      // An RDB base (or an old single file's preamble), whatever its name, as Redis detects it.
+      if (server.log != nullptr) {
+        server.log->Log(LogLevel::kNotice, "Reading RDB base file on AOF loading...");
+      }
+      RdbLoadOptions options;
+      options.drop_expired = false;
+      const bool was_loading = server.loading;
+      server.loading = true;
+      const RdbLoadResult rdb = LoadRdb(server, data, options);
+      server.loading = was_loading;
+      if (rdb.error) {
+        error =
+            "Bad file format reading the append only file " + files[i]->name + ": " + *rdb.error;
+        break;
+      }
+      rdb_bytes = rdb.end;
+      rest = std::string_view(data).substr(rdb.end);
+      if (!rest.empty() && server.log != nullptr) {
+        server.log->Log(LogLevel::kNotice, "Reading the remaining AOF tail...");
+      }
     }
-    const AofFileLoad load = LoadAofData(server, files[i]->name, data);
+    AofFileLoad load = LoadAofData(server, files[i]->name, rest);
+    load.valid_up_to += rdb_bytes;
     commands += load.commands;
     if (load.error) {
       error = load.error;

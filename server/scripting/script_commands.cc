@@ -33,8 +33,14 @@ enum class Source { kBody, kSha };
 
 [[nodiscard]] bool ScriptRefusedByDiskError(CommandContext& ctx) {
   const int err = ctx.server.aof.write_error();
-  if (err == 0 || ctx.server.loading) [[likely]] {
+  if ((err == 0 && !ctx.server.snapshots.refuses_writes()) || ctx.server.loading) [[likely]] {
     return false;
+  }
+  if (ctx.server.snapshots.refuses_writes()) {
+    ctx.reply.Error(
+        "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist "
+        "to disk. Writable scripts are blocked. Use 'no-writes' flag for read only scripts.");
+    return true;
   }
   ctx.reply.Error(
       {"MISCONF Redis is configured to persist data to AOF, but it's currently unable to "

@@ -1,5 +1,6 @@
 // The server driven by the real redis-cli, as a user or a script would: one-shot commands, the
 // lesson transcript for a lock, bulk loading with --pipe, --scan, commands on stdin and RESP3.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +37,9 @@ TEST_P(RedisCliTest, SeedTranscriptAcquiresAndReleasesALock) {
   EXPECT_EQ(Run({"SET", "lock:order:1001", "token-abc123", "NX", "PX", "30000"}), "OK\n");
   EXPECT_EQ(Run({"SET", "lock:order:1001", "token-other", "NX", "PX", "30000"}), "\n");
   EXPECT_EQ(Run({"GET", "lock:order:1001"}), "token-abc123\n");
-  EXPECT_EQ(Run({"TTL", "lock:order:1001"}), "30\n");
+  // Each redis-cli run is a process start, a few hundred ms under sanitizers on a busy machine:
+  // the TTL rounds to 30 or, past half a second, 29.
+  EXPECT_THAT(Run({"TTL", "lock:order:1001"}), ::testing::AnyOf("30\n", "29\n"));
   EXPECT_EQ(Run({"DEL", "lock:order:1001"}), "1\n");
   EXPECT_EQ(Run({"TTL", "lock:order:1001"}), "-2\n");
 }
@@ -48,7 +51,8 @@ TEST_P(RedisCliTest, SeedTranscriptInNoRawFormat) {
   EXPECT_EQ(Run({"--no-raw", "SET", "lock:order:1002", "clientB-token", "NX", "PX", "30000"}),
             "(nil)\n");
   EXPECT_EQ(Run({"--no-raw", "GET", "lock:order:1002"}), "\"clientA-token\"\n");
-  EXPECT_EQ(Run({"--no-raw", "TTL", "lock:order:1002"}), "(integer) 30\n");
+  EXPECT_THAT(Run({"--no-raw", "TTL", "lock:order:1002"}),
+              ::testing::AnyOf("(integer) 30\n", "(integer) 29\n"));
   EXPECT_EQ(Run({"--no-raw", "EXPIRE", "lock:job:missing", "30"}), "(integer) 0\n");
   EXPECT_EQ(Run({"--no-raw", "SET", "lock:order:1002", "x", "EX", "0"}),
             "(error) ERR invalid expire time in 'set' command\n");

@@ -193,7 +193,7 @@ def own_server(kind):
         binary = os.environ.get("WARDEN_BIN")
         if not binary:
             raise pytest.UsageError("WARDEN_BIN is not set: run through tests/clients/run.sh")
-        argv = [binary, "--port", str(port), "--enable-debug-command", "yes"]
+        argv = [binary, "--port", str(port), "--save", "", "--enable-debug-command", "yes"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + WAIT_S

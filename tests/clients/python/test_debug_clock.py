@@ -353,8 +353,8 @@ def test_unsupported_commands_are_logged_at_shutdown():
         raise pytest.UsageError("WARDEN_BIN is not set: run through tests/clients/run.sh")
     with tempfile.TemporaryDirectory() as work:
         port_file, log_file = os.path.join(work, "port"), os.path.join(work, "log")
-        proc = subprocess.Popen([binary, "--port", "0", "--bind", "127.0.0.1", "--port-file",
-                                 port_file, "--logfile", log_file])
+        proc = subprocess.Popen([binary, "--port", "0", "--bind", "127.0.0.1", "--save", "",
+                                 "--port-file", port_file, "--logfile", log_file])
         try:
             deadline = time.monotonic() + WAIT_S
             while not os.path.exists(port_file) or not open(port_file).read().strip():

@@ -286,7 +286,7 @@ def own_warden(*extra):
     if not binary:
         raise pytest.UsageError("WARDEN_BIN is not set: run through tests/clients/run.sh")
     port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1",
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                              "--enable-debug-command", "yes", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -226,7 +226,7 @@ def warden_argv(*extra):
     binary = os.environ.get("WARDEN_BIN")
     if not binary:
         raise pytest.UsageError("WARDEN_BIN is not set: run through tests/clients/run.sh")
-    return [binary, "--enable-debug-command", "yes", *extra]
+    return [binary, "--save", "", "--enable-debug-command", "yes", *extra]
 
 
 def write(directory, name, text):

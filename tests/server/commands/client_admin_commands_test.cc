@@ -2,7 +2,11 @@
 // one client and no sockets (the multi-connection behaviour is in
 // tests/clients/python/test_client_admin.py). Texts checked against redis-server 7.0.15.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "tests/server/command_fixture.h"
@@ -135,9 +139,31 @@ TEST_F(ClientAdminTest, ShutdownArgumentErrors) {
   EXPECT_EQ(Run({"SHUTDOWN", "FOO"}), "-ERR syntax error\r\n");
 }
 
-TEST_F(ClientAdminTest, ShutdownSaveFailsAsANonPersistingRedisWould) {
+TEST_F(ClientAdminTest, ShutdownWhoseSaveFailsKeepsTheServerRunning) {
+  state_.config.dir = "/nonexistent/warden-test-dir";
   EXPECT_EQ(Run({"SHUTDOWN", "SAVE"}), "-ERR Errors trying to SHUTDOWN. Check logs.\r\n");
   EXPECT_FALSE(session_.blocked);
+  // Save points make the plain SHUTDOWN save too; FORCE exits whatever the save did.
+  EXPECT_EQ(Run({"SHUTDOWN"}), "-ERR Errors trying to SHUTDOWN. Check logs.\r\n");
+  EXPECT_EQ(Run({"SHUTDOWN", "FORCE"}), "");
+  EXPECT_TRUE(session_.blocked);
+}
+
+TEST_F(ClientAdminTest, ShutdownSaveWritesTheSnapshot) {
+  char dir[] = "/tmp/warden-shutdown-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  state_.config.dir = dir;
+  state_.config.save_points.clear();
+  Run({"SET", "k", "v"});
+  EXPECT_EQ(Run({"SHUTDOWN", "SAVE"}), "");
+  EXPECT_TRUE(session_.blocked);
+  const std::string path = std::string(dir) + "/dump.rdb";
+  std::ifstream in(path, std::ios::binary);
+  std::string head(9, '\0');
+  in.read(head.data(), 9);
+  EXPECT_EQ(head, "REDIS0010");
+  std::remove(path.c_str());
+  rmdir(dir);
 }
 
 TEST_F(ClientAdminTest, ShutdownAnswersNothing) {

@@ -67,7 +67,9 @@ TEST_F(ConfigCommandsTest, DefaultsClientsRead) {
             "*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "databases"}), "*2\r\n$9\r\ndatabases\r\n$2\r\n16\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "appendonly"}), "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
-  EXPECT_EQ(Run({"CONFIG", "GET", "save"}), "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+  // Redis's default save points.
+  EXPECT_EQ(Run({"CONFIG", "GET", "save"}),
+            "*2\r\n$4\r\nsave\r\n$23\r\n3600 1 300 100 60 10000\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "proto-max-bulk-len"}),
             "*2\r\n$18\r\nproto-max-bulk-len\r\n$9\r\n536870912\r\n");
 }

@@ -187,13 +187,25 @@ TEST(ApplyDirectiveTest, UnixSocketPermIsOctal) {
   EXPECT_EQ(config.unixsocketperm, 0700);
 }
 
-TEST(ApplyDirectiveTest, SaveAcceptsOnlyNoPersistence) {
+TEST(ApplyDirectiveTest, SaveLinesReplaceTheDefaultsThenAddUp) {
   Config config;
+  using Points = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  EXPECT_EQ(config.save_points, (Points{{3600, 1}, {300, 100}, {60, 10000}}));
 
-  EXPECT_FALSE(Apply(config, "save", {""}).has_value());
-  EXPECT_FALSE(Apply(config, "save", {}).has_value());
-  EXPECT_TRUE(Apply(config, "save", {"900 1"}).has_value());
-  EXPECT_TRUE(Apply(config, "save", {"900", "1"}).has_value());
+  // As Redis reads a config file: the first save line replaces the defaults, later ones add.
+  ASSERT_FALSE(Apply(config, "save", {"900 1"}).has_value());
+  ASSERT_FALSE(Apply(config, "save", {"300", "10"}).has_value());
+  EXPECT_EQ(config.save_points, (Points{{900, 1}, {300, 10}}));
+  ASSERT_FALSE(Apply(config, "save", {""}).has_value());
+  EXPECT_TRUE(config.save_points.empty());
+  ASSERT_FALSE(Apply(config, "save", {"60", "1", "10", "5"}).has_value());
+  EXPECT_EQ(config.save_points, (Points{{60, 1}, {10, 5}}));
+
+  EXPECT_TRUE(Apply(config, "save", {"60"}).has_value());
+  EXPECT_TRUE(Apply(config, "save", {"0 1"}).has_value());
+  EXPECT_TRUE(Apply(config, "save", {"60 -1"}).has_value());
+  EXPECT_TRUE(Apply(config, "save", {"60 x"}).has_value());
+  EXPECT_EQ(config.save_points, (Points{{60, 1}, {10, 5}}));
 }
 
 TEST(ApplyDirectiveTest, UnknownOption) {

@@ -1,0 +1,342 @@
+#include "server/persistence/rdb_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "server/log.h"
+#include "server/persistence/file_io.h"
+#include "server/scripting/script_engine.h"
+#include "server/server_state.h"
+#include "server/stats/memory_meter.h"
+#include "server/version.h"
+#include "storage/rdb/crc64.h"
+#include "storage/rdb/value_codec.h"
+
+namespace warden::server {
+
+namespace rdb = storage::rdb;
+
+namespace {
+
+void AuxField(rdb::RdbWriter& w, std::string_view key, std::string_view value) {
+  w.Byte(rdb::kOpAux);
+  w.String(key);
+  w.String(value);
+}
+
+void AuxInt(rdb::RdbWriter& w, std::string_view key, std::int64_t value) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  AuxField(w, key, std::string_view(buf, static_cast<std::size_t>(end - buf)));
+}
+
+std::string_view Dir(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string_view(".")
+                                    : std::string_view(path).substr(0, slash);
+}
+
+}  // namespace
+
+void WriteRdb(rdb::RdbWriter& w, const ServerState& server, const RdbWriteOptions& options) {
+  char magic[16];
+  std::snprintf(magic, sizeof magic, "REDIS%04d", rdb::kRdbVersion);
+  w.Raw(magic);
+  // rdbSaveInfoAuxFields, in its order.
+  AuxField(w, "redis-ver", kRedisVersion);
+  AuxInt(w, "redis-bits", 64);
+  AuxInt(w, "ctime", server.clock.NowMs() / 1000);
+  AuxInt(w, "used-mem", static_cast<std::int64_t>(UsedMemory(server)));
+  if (options.with_replication) {
+    AuxInt(w, "repl-stream-db", options.repl_stream_db);
+    AuxField(w, "repl-id", options.repl_id);
+    AuxInt(w, "repl-offset", options.repl_offset);
+  }
+  AuxInt(w, "aof-base", options.aof_base ? 1 : 0);
+  for (const auto& [name, library] : server.scripts->libraries()) {
+    w.Byte(rdb::kOpFunction2);
+    w.String(library.code);
+  }
+  for (int db = 0; db < server.dbs.count(); ++db) {
+    const storage::Keyspace& keyspace = server.dbs.db(db);
+    if (keyspace.size() == 0) continue;
+    w.Byte(rdb::kOpSelectDb);
+    w.Length(static_cast<std::uint64_t>(db));
+    w.Byte(rdb::kOpResizeDb);
+    w.Length(keyspace.size());
+    w.Length(keyspace.volatile_size());
+    const std::int64_t delay_us = server.config.rdb_key_save_delay;
+    keyspace.ForEach([&](const storage::Entry& e) {
+      if (delay_us > 0) usleep(static_cast<useconds_t>(delay_us));
+      if (e.has_deadline()) {
+        w.Byte(rdb::kOpExpireTimeMs);
+        w.Millis(e.deadline_ms());
+      }
+      const rdb::RdbType type = rdb::TypeFor(e);
+      w.Byte(type);
+      w.String(e.key());
+      rdb::WriteValueBody(w, e, type);
+    });
+  }
+  w.Byte(rdb::kOpEof);
+  const std::uint64_t crc = server.config.rdbchecksum ? w.crc() : 0;
+  w.U64LE(crc);
+}
+
+int WriteRdbToFd(const ServerState& server, int fd, const RdbWriteOptions& options) {
+  rdb::RdbWriter w(server.config.rdbcompression);
+  int write_errno = 0;
+  w.set_sink([&](std::string_view bytes) {
+    write_errno = WriteAll(fd, bytes);
+    return write_errno == 0;
+  });
+  WriteRdb(w, server, options);
+  w.Flush();
+  return w.ok() ? 0 : (write_errno != 0 ? write_errno : EIO);
+}
+
+std::optional<std::string> SaveRdbFile(const ServerState& server, const std::string& path,
+                                       const RdbWriteOptions& options) {
+  const std::string dir(Dir(path));
+  const std::string temp_name = "temp-" + std::to_string(getpid()) + ".rdb";
+  const std::string temp = dir + "/" + temp_name;
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return "Failed opening the temp RDB file " + temp_name + " (in server root dir " + dir +
+           ") for saving: " + std::strerror(errno);
+  }
+  std::optional<std::string> error;
+  if (const int err = WriteRdbToFd(server, fd, options); err != 0) {
+    error = std::string("Write error saving DB on disk(write): ") + std::strerror(err);
+  } else if (fsync(fd) != 0) {
+    error = std::string("Write error saving DB on disk(fsync): ") + std::strerror(errno);
+  }
+  close(fd);
+  if (!error && rename(temp.c_str(), path.c_str()) != 0) {
+    error = "Error moving temp DB file " + temp_name + " on the final destination " +
+            path.substr(path.rfind('/') + 1) + " (in server root dir " + dir +
+            "): " + std::strerror(errno);
+  }
+  if (error) {
+    unlink(temp.c_str());
+    return error;
+  }
+  SyncDir(dir);
+  return std::nullopt;
+}
+
+namespace {
+
+// Redis's rdbReportCorruptRDB text, without the source line it names.
+std::string Corrupt(const rdb::RdbReader& r, std::string_view what) {
+  return "Internal error in RDB reading offset " + std::to_string(r.offset()) + " -> " +
+         std::string(what);
+}
+
+std::int64_t ParseAuxInt(std::string_view v) {
+  std::int64_t n = 0;
+  std::from_chars(v.data(), v.data() + v.size(), n);
+  return n;
+}
+
+}  // namespace
+
+RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadOptions& options) {
+  RdbLoadResult result;
+  rdb::RdbReader r(data);
+  std::string_view header;
+  if (!r.Raw(9, header) || header.substr(0, 5) != "REDIS") {
+    result.error = "Wrong signature trying to load DB from file";
+    return result;
+  }
+  int version = 0;
+  const auto [vend, vec] = std::from_chars(header.data() + 5, header.data() + 9, version);
+  if (vec != std::errc() || vend != header.data() + 9 || version < 1 ||
+      version > rdb::kRdbVersion) {
+    result.error = "Can't handle RDB format version " + std::string(header.substr(5));
+    return result;
+  }
+  const std::int64_t now_ms = server.clock.NowMs();
+  storage::Keyspace* keyspace = &server.dbs.db(0);
+  int db_index = 0;
+  std::int64_t deadline = storage::kNoDeadline;
+  std::string key_scratch;
+  std::string scratch;
+  std::string value_scratch;
+  int empty_keys_logged = 0;
+  for (;;) {
+    std::uint8_t type = 0;
+    if (!r.Byte(type)) {
+      result.error = Corrupt(r, "Unexpected EOF reading RDB file");
+      return result;
+    }
+    std::string_view a;
+    std::string_view b;
+    std::uint64_t n = 0;
+    std::uint64_t m = 0;
+    switch (type) {
+      case rdb::kOpExpireTime: {
+        std::uint32_t seconds = 0;
+        if (!r.U32LE(seconds)) break;
+        deadline = static_cast<std::int64_t>(seconds) * 1000;
+        continue;
+      }
+      case rdb::kOpExpireTimeMs:
+        if (!r.Millis(deadline)) break;
+        continue;
+      case rdb::kOpFreq: {
+        std::uint8_t freq = 0;
+        if (!r.Byte(freq)) break;
+        continue;
+      }
+      case rdb::kOpIdle:
+        if (!r.Length(n)) break;
+        continue;
+      case rdb::kOpEof: {
+        if (version >= 5) {
+          const std::uint64_t computed = rdb::Crc64(0, data.substr(0, r.offset()));
+          std::uint64_t stored = 0;
+          if (!r.U64LE(stored)) {
+            result.error = Corrupt(r, "Unexpected EOF reading RDB file");
+            return result;
+          }
+          if (stored == 0) {
+            if (server.log != nullptr) {
+              server.log->Log(LogLevel::kWarning,
+                              "RDB file was saved with checksum disabled: no check performed.");
+            }
+          } else if (server.config.rdbchecksum && stored != computed) {
+            if (server.log != nullptr) {
+              server.log->Log(LogLevel::kWarning,
+                              "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
+                              static_cast<unsigned long long>(stored),
+                              static_cast<unsigned long long>(computed));
+            }
+            result.error = Corrupt(r, "RDB CRC error");
+            return result;
+          }
+        }
+        result.end = r.offset();
+        return result;
+      }
+      case rdb::kOpSelectDb:
+        if (!r.Length(n)) break;
+        if (n >= static_cast<std::uint64_t>(server.dbs.count())) {
+          result.error =
+              "FATAL: Data file was created with a Redis server configured to handle "
+              "more than " +
+              std::to_string(server.dbs.count()) + " databases. Exiting";
+          return result;
+        }
+        db_index = static_cast<int>(n);
+        keyspace = &server.dbs.db(db_index);
+        continue;
+      case rdb::kOpResizeDb:
+        if (!r.Length(n) || !r.Length(m)) break;
+        continue;
+      case rdb::kOpAux:
+        if (!r.String(a, key_scratch) || !r.String(b, scratch)) break;
+        if (a == "ctime") {
+          result.ctime = ParseAuxInt(b);
+        } else if (a == "repl-id") {
+          result.has_repl_id = true;
+          result.repl_id.assign(b);
+        } else if (a == "repl-offset") {
+          result.repl_offset = ParseAuxInt(b);
+        } else if (a == "redis-ver" && server.log != nullptr) {
+          server.log->Log(LogLevel::kNotice, "Loading RDB produced by version %.*s",
+                          static_cast<int>(b.size()), b.data());
+        } else if (a == "ctime" && server.log != nullptr) {
+          // Logged by the caller with the load time.
+        }
+        continue;
+      case rdb::kOpModuleAux:
+        result.error = Corrupt(r, "The RDB file contains AUX module data I can't load");
+        return result;
+      case rdb::kOpFunction2: {
+        if (!r.String(a, scratch)) break;
+        std::string error;
+        if (!server.scripts->LoadLibrary(a, false, false, error)) {
+          result.error = "Failed loading library, " + error;
+          return result;
+        }
+        continue;
+      }
+      case rdb::kOpFunction: {
+        // 7.0's release candidates: name, engine, optional description, code without its #!.
+        std::string_view name;
+        std::string_view engine;
+        std::string name_scratch;
+        std::string engine_scratch;
+        if (!r.String(name, name_scratch) || !r.String(engine, engine_scratch) || !r.Length(n))
+          break;
+        if (n != 0 && !r.String(a, key_scratch)) break;
+        if (!r.String(b, scratch)) break;
+        const std::string code =
+            "#!" + std::string(engine) + " name=" + std::string(name) + "\n" + std::string(b);
+        std::string error;
+        if (!server.scripts->LoadLibrary(code, false, false, error)) {
+          result.error = "Failed loading library, " + error;
+          return result;
+        }
+        continue;
+      }
+      default: {
+        if (!rdb::KnownType(type)) {
+          result.error = Corrupt(r, "Unknown RDB encoding type " + std::to_string(type));
+          return result;
+        }
+        std::string_view key;
+        if (!r.String(key, key_scratch)) break;
+        if (key.size() > storage::Keyspace::kMaxKeyLength) {
+          result.error = Corrupt(r, "Key too long");
+          return result;
+        }
+        // `key` points into the data or into key_scratch, which nothing else uses until the
+        // next key.
+        const std::string_view stable_key = key;
+        if (keyspace->Peek(stable_key) != nullptr) {
+          if (server.log != nullptr) {
+            server.log->Log(LogLevel::kWarning, "RDB has duplicated key '%.*s' in DB %d",
+                            static_cast<int>(stable_key.size()), stable_key.data(), db_index);
+          }
+          result.error = "Duplicated key found in RDB file";
+          return result;
+        }
+        storage::Entry* stored = nullptr;
+        const rdb::LoadStatus status = rdb::ReadValue(r, type, *keyspace, stable_key, deadline,
+                                                      server.config.encoding, &stored);
+        const std::int64_t key_deadline = deadline;
+        deadline = storage::kNoDeadline;
+        if (status == rdb::LoadStatus::kBad) {
+          result.error = Corrupt(r, "Bad data format");
+          return result;
+        }
+        if (status == rdb::LoadStatus::kEmpty) {
+          if (server.log != nullptr && empty_keys_logged++ < 10) {
+            server.log->Log(LogLevel::kWarning, "rdbLoadObject skipping empty key: %.*s",
+                            static_cast<int>(stable_key.size()), stable_key.data());
+          }
+          continue;
+        }
+        if (options.drop_expired && key_deadline != storage::kNoDeadline && key_deadline < now_ms) {
+          keyspace->Erase(stored);
+          ++result.keys_expired;
+          continue;
+        }
+        ++result.keys_loaded;
+        continue;
+      }
+    }
+    result.error = Corrupt(r, "Unexpected EOF reading RDB file");
+    return result;
+  }
+}
+
+}  // namespace warden::server
