@@ -176,6 +176,7 @@ constexpr CommandSpec kCommandTable[] = {
     {"copy",          -3, kWrite | kDenyOom,                       CopyCommand,         1, 2, 1, "@keyspace @write @slow"},
     {"dump",           2, kReadOnly,                               DumpCommand,         1, 1, 1, "@keyspace @read @slow"},
     {"restore",       -4, kWrite | kDenyOom,                       RestoreCommand,      1, 1, 1, "@keyspace @write @slow @dangerous"},
+    {"migrate",       -6, kWrite | kMovableKeys,                   MigrateCommand,      3, 3, 1, "@keyspace @write @slow @dangerous"},
     {"move",           3, kWrite | kFast,                          MoveCommand,         1, 1, 1, "@keyspace @write @fast"},
     {"swapdb",         3, kWrite | kFast,                          SwapdbCommand,       0, 0, 0, "@keyspace @write @fast @dangerous"},
     {"touch",         -2, kReadOnly | kFast,                       TouchCommand,        1, -1, 1, "@keyspace @read @fast"},

@@ -211,6 +211,9 @@ void BgsaveCommand(CommandContext& ctx);
 void LastsaveCommand(CommandContext& ctx);
 void DumpCommand(CommandContext& ctx);
 void RestoreCommand(CommandContext& ctx);
+void MigrateCommand(CommandContext& ctx);
+void FunctionDumpCommand(CommandContext& ctx);
+void FunctionRestoreCommand(CommandContext& ctx);
 
 // admin_commands.cc
 void InfoCommand(CommandContext& ctx);

@@ -203,6 +203,43 @@ void DebugLoadaof(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+void DebugReload(CommandContext& ctx) {
+  if (ctx.server.scripts->running()) {
+    ctx.reply.Error("ERR DEBUG RELOAD is not allowed from scripts");
+    return;
+  }
+  bool merge = false;
+  bool flush = true;
+  bool save = true;
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    if (ArgIs(ctx.arg(j), "merge")) {
+      merge = true;
+    } else if (ArgIs(ctx.arg(j), "noflush")) {
+      flush = false;
+    } else if (ArgIs(ctx.arg(j), "nosave")) {
+      save = false;
+    } else {
+      ctx.reply.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+      return;
+    }
+  }
+  if (auto err = ctx.server.snapshots.Reload(save, flush, merge)) {
+    ctx.reply.Error(*err);
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+void DebugSetSkipChecksumValidation(CommandContext& ctx) {
+  std::int64_t on = 0;
+  if (!protocol::ParseStrictInt64(ctx.arg(2), on)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  ctx.server.skip_checksum_validation = on != 0;
+  ctx.reply.Ok();
+}
+
 void DebugSimulateRestart(CommandContext& ctx) {
   // A script that may call DEBUG would otherwise free the Lua state it is running on.
   if (ctx.server.scripts->running()) {
@@ -234,6 +271,8 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"set-active-expire",        3, 3, DebugSetActiveExpire},
     {"object",                   3, 3, DebugObject},
     {"loadaof",                  2, 2, DebugLoadaof},
+    {"reload",                   2, 5, DebugReload},
+    {"set-skip-checksum-validation", 3, 3, DebugSetSkipChecksumValidation},
     {"log",                      3, 3, DebugLog},
     {"set-disable-deny-scripts", 3, 3, DebugSetDisableDenyScripts},
     {"clock",                    2, 4, DebugClock},

@@ -10,6 +10,7 @@
 #include "server/commands/commands.h"
 #include "server/errors.h"
 #include "server/notify.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_state.h"
 #include "storage/rdb/crc64.h"
 #include "storage/rdb/value_codec.h"
@@ -18,15 +19,35 @@ namespace warden::server {
 
 namespace rdb = storage::rdb;
 
-std::string DumpPayload(const storage::Entry& e, bool compress) {
-  rdb::RdbWriter w(compress);
-  rdb::WriteValue(w, e);
+namespace {
+
+// The footer every payload ends with: the RDB version in two bytes, then the CRC64 of all before.
+std::string Sealed(rdb::RdbWriter& w) {
   std::string& out = w.buffer();
   out.push_back(static_cast<char>(rdb::kRdbVersion & 0xFF));
   out.push_back(static_cast<char>(rdb::kRdbVersion >> 8));
   const std::uint64_t crc = rdb::Crc64(0, out);
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((crc >> (8 * i)) & 0xFF));
   return std::move(out);
+}
+
+// The library name a FUNCTION2 record's code declares on its #! line ("" when none).
+std::string_view LibraryName(std::string_view code) {
+  const std::string_view line = code.substr(0, code.find('\n'));
+  for (std::size_t at = line.find(" name="); at != std::string_view::npos;
+       at = line.find(" name=", at + 1)) {
+    const std::string_view rest = line.substr(at + 6);
+    return rest.substr(0, rest.find(' '));
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string DumpPayload(const storage::Entry& e, bool compress) {
+  rdb::RdbWriter w(compress);
+  rdb::WriteValue(w, e);
+  return Sealed(w);
 }
 
 bool VerifyDumpPayload(std::string_view payload, bool skip_checksum) {
@@ -163,6 +184,93 @@ void RestoreCommand(CommandContext& ctx) {
   NotifyNew(ctx, key);
   Notify(ctx, notify::kGeneric, "restore", key);
   ctx.server.blocking.SignalKey(ctx.session.db, key);
+  ctx.reply.Ok();
+}
+
+void FunctionDumpCommand(CommandContext& ctx) {
+  rdb::RdbWriter w(ctx.server.config.rdbcompression);
+  for (const auto& [name, library] : ctx.server.scripts->libraries()) {
+    w.Byte(rdb::kOpFunction2);
+    w.String(library.code);
+  }
+  ctx.reply.Bulk(Sealed(w));
+}
+
+// FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]: all of the payload's libraries or none. The
+// engine has one set of libraries, so a failure part way puts back the ones there before.
+void FunctionRestoreCommand(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    errors::SubcommandSyntax(ctx.reply, ctx.arg(0), ctx.arg(1));
+    return;
+  }
+  enum class Policy { kAppend, kReplace, kFlush } policy = Policy::kAppend;
+  if (ctx.argc() == 4) {
+    const std::string_view p = ctx.arg(3);
+    if (ArgIs(p, "append")) {
+      policy = Policy::kAppend;
+    } else if (ArgIs(p, "replace")) {
+      policy = Policy::kReplace;
+    } else if (ArgIs(p, "flush")) {
+      policy = Policy::kFlush;
+    } else {
+      ctx.reply.Error(
+          "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+      return;
+    }
+  }
+  const std::string_view payload = ctx.arg(2);
+  if (!VerifyDumpPayload(payload, ctx.server.skip_checksum_validation)) {
+    ctx.reply.Error("ERR DUMP payload version or checksum are wrong");
+    return;
+  }
+  // Every record first: nothing changes unless the whole payload reads.
+  rdb::RdbReader r(payload);
+  std::vector<std::string> codes;
+  std::string scratch;
+  while (r.left() > 10) {
+    std::uint8_t type = 0;
+    if (!r.Byte(type)) {
+      ctx.reply.Error("ERR can not read data type");
+      return;
+    }
+    if (type != rdb::kOpFunction2) {
+      ctx.reply.Error("ERR given type is not a function");
+      return;
+    }
+    std::string_view code;
+    if (!r.String(code, scratch)) {
+      ctx.reply.Error("ERR Failed loading library payload");
+      return;
+    }
+    codes.emplace_back(code);
+  }
+  ScriptEngine& engine = *ctx.server.scripts;
+  if (policy == Policy::kAppend) {
+    for (const std::string& code : codes) {
+      const std::string_view name = LibraryName(code);
+      if (engine.libraries().find(name) != engine.libraries().end()) {
+        ctx.reply.Error({"ERR Library ", name, " already exists"});
+        return;
+      }
+    }
+  }
+  std::vector<std::string> before;
+  for (const auto& [name, library] : engine.libraries()) before.push_back(library.code);
+  if (policy == Policy::kFlush) engine.FlushFunctions();
+  std::string error;
+  for (const std::string& code : codes) {
+    if (!engine.LoadLibrary(code, policy == Policy::kReplace, false, error)) break;
+  }
+  if (!error.empty()) {
+    engine.FlushFunctions();
+    std::string ignored;
+    for (const std::string& code : before) engine.LoadLibrary(code, false, false, ignored);
+    ctx.reply.Error({"ERR ", error});
+    return;
+  }
+  if (ctx.server.propagation.active()) {
+    ctx.server.propagation.Add(ctx.session.db, ctx.args, ctx.server.call.depth);
+  }
   ctx.reply.Ok();
 }
 

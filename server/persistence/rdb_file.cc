@@ -262,7 +262,7 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
       case rdb::kOpFunction2: {
         if (!r.String(a, scratch)) break;
         std::string error;
-        if (!server.scripts->LoadLibrary(a, false, false, error)) {
+        if (!server.scripts->LoadLibrary(a, options.allow_duplicates, false, error)) {
           result.error = "Failed loading library, " + error;
           return result;
         }
@@ -301,6 +301,9 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
         // `key` points into the data or into key_scratch, which nothing else uses until the
         // next key.
         const std::string_view stable_key = key;
+        if (options.allow_duplicates) {
+          if (storage::Entry* old = keyspace->Find(stable_key, now_ms)) keyspace->Erase(old);
+        }
         if (keyspace->Peek(stable_key) != nullptr) {
           if (server.log != nullptr) {
             server.log->Log(LogLevel::kWarning, "RDB has duplicated key '%.*s' in DB %d",

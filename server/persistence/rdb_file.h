@@ -41,6 +41,9 @@ struct RdbLoadOptions {
   // A master's load drops keys whose deadline has passed; an append-only base or a replica's
   // sync keeps them (they expire as usual afterwards).
   bool drop_expired = true;
+  // DEBUG RELOAD MERGE (Redis's RDBFLAGS_ALLOW_DUP): a key or library already there is replaced
+  // by the file's instead of failing the load.
+  bool allow_duplicates = false;
 };
 
 struct RdbLoadResult {

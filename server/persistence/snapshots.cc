@@ -10,6 +10,7 @@
 #include "server/log.h"
 #include "server/persistence/file_io.h"
 #include "server/persistence/rdb_file.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_state.h"
 
 namespace warden::server {
@@ -100,6 +101,32 @@ std::optional<std::string> Snapshots::Save() {
   if (server_.log != nullptr) server_.log->Log(LogLevel::kNotice, "DB saved on disk");
   MarkClean();
   last_bgsave_ok_ = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> Snapshots::Reload(bool save, bool flush, bool merge) {
+  if (save && Save()) return std::string("ERR");
+  if (flush) {
+    server_.dbs.FlushAll();
+    server_.scripts->FlushFunctions();
+  }
+  std::string data;
+  RdbLoadResult result;
+  if (ReadFileBytes(Path(), data)) {
+    result.error = "can't read " + Path();
+  } else {
+    RdbLoadOptions options;
+    options.allow_duplicates = merge;
+    const bool was_loading = server_.loading;
+    server_.loading = true;
+    result = LoadRdb(server_, data, options);
+    server_.loading = was_loading;
+  }
+  if (result.error) {
+    if (server_.log != nullptr) server_.log->Log(LogLevel::kWarning, "%s", result.error->c_str());
+    return std::string("ERR Error trying to load the RDB dump");
+  }
+  if (server_.log != nullptr) server_.log->Log(LogLevel::kWarning, "DB reloaded by DEBUG RELOAD");
   return std::nullopt;
 }
 

@@ -29,6 +29,9 @@ class Snapshots {
   std::optional<std::string> Save();
   // BGSAVE: the error reply if no child was started.
   std::optional<std::string> StartBackgroundSave();
+  // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: saves, empties the data set and the libraries,
+  // and loads the file back. The error reply, if any.
+  std::optional<std::string> Reload(bool save, bool flush, bool merge);
   // BGSAVE SCHEDULE with another child running: started by the cron once none is.
   void Schedule() { scheduled_ = true; }
   bool scheduled() const { return scheduled_; }

@@ -1,5 +1,5 @@
-// FCALL, FCALL_RO and FUNCTION (Redis 7.0's functions.c). FUNCTION DUMP and RESTORE stay out,
-// as DUMP does.
+// FCALL, FCALL_RO and FUNCTION (Redis 7.0's functions.c). FUNCTION DUMP and RESTORE are with
+// DUMP (dump_commands.cc), whose payload framing they share.
 #include "protocol/request_parser.h"
 #include "server/command_table.h"
 #include "server/commands/commands.h"
@@ -253,6 +253,8 @@ constexpr CommandSpec kFunctionTable[] = {
     {"function|list",   -2, kNoScript,                     FunctionListCommand,   0, 0, 0, "@slow @scripting"},
     {"function|stats",   2, kNoScript | kAllowBusy,        FunctionStatsCommand,  0, 0, 0, "@slow @scripting"},
     {"function|help",    2, kLoading | kStale,             FunctionHelpCommand,   0, 0, 0, "@slow @scripting"},
+    {"function|dump",    2, kNoScript,                     FunctionDumpCommand,   0, 0, 0, "@slow @scripting"},
+    {"function|restore", -3, kWrite | kDenyOom | kNoScript, FunctionRestoreCommand, 0, 0, 0, "@write @slow @scripting"},
 };
 // clang-format on
 

@@ -1,6 +1,9 @@
 // LZF, the compression of RDB strings (rdb.c rdbSaveLzfStringObject / rdbLoadLzfStringObject),
-// through the system's liblzf. Redis vendors the same liblzf 3.6 with the same parameters
-// (HLOG 16, VERY_FAST), so a string compresses to the bytes Redis writes.
+// through Debian's liblzf: the same liblzf 3.6 Redis vendors, with the same HLOG 16 and
+// VERY_FAST, so a string compresses to the bytes Redis writes. One caveat, Redis's too: the
+// compressor's hash table starts uninitialized, and a slot left over from an earlier call can
+// (rarely) find a different, equally valid match. CMakeLists.txt builds it with Redis's table of
+// pointers, which makes that rarer than Debian's table of offsets does.
 #pragma once
 
 #include <cstddef>

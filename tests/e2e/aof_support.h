@@ -1,5 +1,6 @@
-// What the append-only file's end-to-end tests share: a server started on a directory of its
-// own with the file on, and waits for the server's own rewrite state.
+// What the persistence end-to-end tests share: a server started on a directory of its own with
+// the append-only file on, waits for the server's own rewrite state, and a whole data set rendered
+// as text to compare two servers by (the snapshot tests use it too).
 #pragma once
 
 #include <memory>
@@ -37,6 +38,15 @@ std::unique_ptr<ServerProcess> StartWith(ServerKind kind, const std::string& dir
 std::string Send(RespClient& client, const std::vector<std::string>& argv);
 testing::Reply Parsed(RespClient& client, const std::vector<std::string>& argv);
 std::string ReadFile(const std::string& path);
+
+// A stream as text: its entries, its ids and counters, and each group's position, consumers
+// and pending entries with their delivery counts (not idle times or seen times, which move).
+std::vector<std::string> StreamItems(RespClient& client, const std::string& key);
+
+// The whole data set as text, the same on two servers that hold the same data: every key of
+// databases 0-2 in order with its type, its deadline and its contents in a fixed order, then
+// the function libraries.
+std::string DataSet(RespClient& client);
 
 // Polls INFO persistence (bounded) until no rewrite is under way and `rewrites` have completed.
 bool WaitForRewrites(RespClient& c, int rewrites);
