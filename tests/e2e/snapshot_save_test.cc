@@ -19,6 +19,7 @@
 #include "child_process.h"
 #include "deadline.h"
 #include "resp_client.h"
+#include "resp_reply.h"
 #include "server_fixture.h"
 #include "server_process.h"
 #include "snapshot_support.h"
@@ -311,6 +312,91 @@ TEST_P(SnapshotSaveTest, TheFinalSaveAtExit) {
   EXPECT_EQ(server_->WaitForExit(10000), std::optional<int>(0));
   Open("");
   EXPECT_EQ(Send(c(), {"DBSIZE"}), ":3\r\n");
+}
+
+// SHUTDOWN during a background save kills it (its temp file goes) and saves in the foreground.
+TEST_P(SnapshotSaveTest, ShutdownKillsABackgroundSaveAndSaves) {
+  Open("3600 1");
+  WriteKeys(c(), 200);
+  ASSERT_EQ(Send(c(), {"CONFIG", "SET", "rdb-key-save-delay", "100000"}), "+OK\r\n");
+  ASSERT_EQ(Send(c(), {"BGSAVE"}), "+Background saving started\r\n");
+  ASSERT_EQ(Send(c(), {"CONFIG", "SET", "rdb-key-save-delay", "0"}), "+OK\r\n");
+  ASSERT_EQ(Send(c(), {"SET", "last", "1"}), "+OK\r\n");
+  ASSERT_TRUE(c().Send({"SHUTDOWN"}));
+  EXPECT_EQ(c().ReadUntilClose().status, ReadStatus::kClosed);
+  EXPECT_EQ(server_->WaitForExit(10000), std::optional<int>(0));
+  EXPECT_NE(server_->LogTail().find("There is a child saving an .rdb. Killing it!"),
+            std::string::npos)
+      << server_->LogTail();
+  EXPECT_EQ(Listing(dir_.path()), "dump.rdb");
+  Open("");
+  EXPECT_EQ(Send(c(), {"DBSIZE"}), ":201\r\n");
+}
+
+// BGSAVE inside a transaction is scheduled (no child may start within EXEC) and runs after.
+TEST_P(SnapshotSaveTest, BgsaveInATransactionIsScheduled) {
+  Open("");
+  WriteKeys(c(), 20);
+  ASSERT_EQ(Send(c(), {"MULTI"}), "+OK\r\n");
+  ASSERT_EQ(Send(c(), {"BGSAVE"}), "+QUEUED\r\n");
+  EXPECT_EQ(Send(c(), {"EXEC"}), "*1\r\n+Background saving scheduled\r\n");
+  EXPECT_TRUE(snapshot::WaitForInfo(c(), "rdb_changes_since_last_save", "0"));
+  EXPECT_EQ(WaitForBgsave(c()), "ok");
+  server_->Stop();
+  Open("");
+  EXPECT_EQ(Send(c(), {"DBSIZE"}), ":20\r\n");
+}
+
+// A key whose deadline passed before the save (active expiry off) is in the file, and the load
+// counts it as expired and drops it.
+TEST_P(SnapshotSaveTest, AKeyExpiredInTheFileIsDroppedAtLoad) {
+  Open("");
+  ASSERT_EQ(Send(c(), {"DEBUG", "SET-ACTIVE-EXPIRE", "0"}), "+OK\r\n");
+  WriteKeys(c(), 3);
+  const Reply time = aof::Parsed(c(), {"TIME"});
+  const std::int64_t deadline =
+      std::stoll(time.elements[0].text) * 1000 + std::stoll(time.elements[1].text) / 1000 + 2;
+  ASSERT_EQ(Send(c(), {"SET", "gone", "v", "PXAT", std::to_string(deadline)}), "+OK\r\n");
+  // Bounded polling of the server's clock until the deadline is behind it (TIME touches no key).
+  for (const Deadline wait(5000); !wait.Expired();) {
+    const Reply now = aof::Parsed(c(), {"TIME"});
+    if (std::stoll(now.elements[0].text) * 1000 + std::stoll(now.elements[1].text) / 1000 >
+        deadline) {
+      break;
+    }
+  }
+  EXPECT_EQ(Send(c(), {"DBSIZE"}), ":4\r\n");
+  ASSERT_EQ(Send(c(), {"SAVE"}), "+OK\r\n");
+  server_->Stop();
+  Open("");
+  EXPECT_EQ(Send(c(), {"DBSIZE"}), ":3\r\n");
+  EXPECT_EQ(Info(c(), "rdb_last_load_keys_loaded"), "3");
+  EXPECT_EQ(Info(c(), "rdb_last_load_keys_expired"), "1");
+}
+
+// FLUSHALL with save points set kills a background save under way and saves the empty data set
+// at once (Redis's flushAllDataAndResetRDB), so a crash after it does not bring the keys back.
+TEST_P(SnapshotSaveTest, FlushallSavesTheEmptyDataSet) {
+  Open("3600 1");
+  WriteKeys(c(), 200);
+  ASSERT_EQ(Send(c(), {"SAVE"}), "+OK\r\n");
+  ASSERT_EQ(Send(c(), {"CONFIG", "SET", "rdb-key-save-delay", "100000"}), "+OK\r\n");
+  ASSERT_EQ(Send(c(), {"BGSAVE"}), "+Background saving started\r\n");
+  ASSERT_EQ(Send(c(), {"FLUSHALL"}), "+OK\r\n");
+  EXPECT_EQ(WaitForBgsave(c()), "ok");  // killed on purpose: not a failure
+  EXPECT_EQ(Listing(dir_.path()), "dump.rdb");
+  ASSERT_EQ(kill(server_->pid(), SIGKILL), 0);
+  server_->Stop();
+  Open("");
+  EXPECT_EQ(Send(c(), {"DBSIZE"}), ":0\r\n");
+}
+
+// A dir that does not exist stops the start, as Redis's chdir at start does.
+TEST_P(SnapshotSaveTest, AMissingDirStopsTheStart) {
+  std::string error;
+  EXPECT_FALSE(Start(GetParam(), dir_.path() + "/missing", "", {}, &error));
+  EXPECT_NE(error.find("exited during start-up (exit code 1)"), std::string::npos) << error;
+  EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, SnapshotSaveTest, AllServers(), ServerKindName);

@@ -69,10 +69,10 @@ TEST_F(DebugObserveTest, UnsupportedCountsUnknownCommandsAndSubcommandsByName) {
   Run({"FOO", "a"});
   Run({"foo"});
   Run({"CONFIG", "Frobnicate"});
-  Run({"DEBUG", "RELOAD"});
+  Run({"DEBUG", "CHANGE-REPL-ID"});
 
   EXPECT_EQ(Run({"DEBUG", "UNSUPPORTED"}),
-            "*6\r\n$17\r\nconfig|frobnicate\r\n:1\r\n$12\r\ndebug|reload\r\n:1\r\n"
+            "*6\r\n$17\r\nconfig|frobnicate\r\n:1\r\n$20\r\ndebug|change-repl-id\r\n:1\r\n"
             "$3\r\nfoo\r\n:2\r\n");
 }
 
