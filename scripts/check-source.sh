@@ -11,15 +11,15 @@ if ! clang-format --dry-run --Werror $files; then
   exit 1
 fi
 
-if grep -nE '#include (<uv\.h>|<lua|"lua|"server/)' protocol/* storage/*; then
+if grep -nE '#include (<uv\.h>|<lua|"lua|"server/)' -r protocol storage; then
   echo "check-source: protocol/ and storage/ must not include server/, libuv or Lua" >&2
   exit 1
 fi
-if grep -nE '#include "storage/' protocol/*; then
+if grep -nE '#include "storage/' -r protocol; then
   echo "check-source: protocol/ must not include storage/" >&2
   exit 1
 fi
-if grep -nE '#include "protocol/' storage/*; then
+if grep -nE '#include "protocol/' -r storage; then
   echo "check-source: storage/ must not include protocol/" >&2
   exit 1
 fi

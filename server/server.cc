@@ -314,8 +314,8 @@ std::optional<std::string> Server::Start() {
   if (!state_.config.preload.empty()) {
     const PreloadResult preload = RunPreloadFile(state_, state_.config.preload);
     if (preload.error) return "Preload failed: " + *preload.error;
-    log_.Log(LogLevel::kNotice, "Preloaded %zu commands from %s", preload.commands,
-             state_.config.preload.c_str());
+    log_.Log(LogLevel::kNotice, "Preloaded %zu %s from %s", preload.commands,
+             preload.snapshot ? "keys of a snapshot" : "commands", state_.config.preload.c_str());
   }
   // With tls-port and no unix socket, port 0 means TLS only, as in Redis; otherwise it asks the
   // kernel for a free port.

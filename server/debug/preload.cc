@@ -11,6 +11,7 @@
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
 #include "server/dispatcher.h"
+#include "server/persistence/rdb_file.h"
 
 namespace warden::server {
 namespace {
@@ -83,7 +84,21 @@ PreloadResult RunPreloadFile(ServerState& server, const std::string& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  return RunPreloadText(server, path, text.str());
+  const std::string data = text.str();
+  if (LooksLikeRdb(data)) {
+    RdbLoadOptions options;
+    options.allow_duplicates = true;
+    const bool was_loading = server.loading;
+    server.loading = true;
+    const RdbLoadResult loaded = LoadRdb(server, data, options);
+    server.loading = was_loading;
+    PreloadResult result;
+    result.snapshot = true;
+    result.commands = loaded.keys_loaded;
+    if (loaded.error) result.error = path + ": " + *loaded.error;
+    return result;
+  }
+  return RunPreloadText(server, path, data);
 }
 
 }  // namespace warden::server

@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -63,6 +65,10 @@ void WriteRdb(rdb::RdbWriter& w, const ServerState& server, const RdbWriteOption
     w.Byte(rdb::kOpFunction2);
     w.String(library.code);
   }
+  const storage::AccessClock& clock = server.dbs.access_clock();
+  const std::string& policy = server.config.maxmemory_policy;
+  const bool save_lru = policy.find("lru") != std::string::npos;
+  const bool save_lfu = policy.find("lfu") != std::string::npos;
   for (int db = 0; db < server.dbs.count(); ++db) {
     const storage::Keyspace& keyspace = server.dbs.db(db);
     if (keyspace.size() == 0) continue;
@@ -77,6 +83,16 @@ void WriteRdb(rdb::RdbWriter& w, const ServerState& server, const RdbWriteOption
       if (e.has_deadline()) {
         w.Byte(rdb::kOpExpireTimeMs);
         w.Millis(e.deadline_ms());
+      }
+      // rdbSaveKeyValuePair: the idle seconds under an LRU policy, the decayed counter under
+      // an LFU one, so eviction picks up where it left off.
+      if (save_lru) {
+        w.Byte(rdb::kOpIdle);
+        w.Length(static_cast<std::uint64_t>(
+            storage::AccessClock::IdleSeconds(e.access_stamp(), clock.now)));
+      } else if (save_lfu) {
+        w.Byte(rdb::kOpFreq);
+        w.Byte(static_cast<std::uint8_t>(clock.LfuCounter(e.access_stamp())));
       }
       const rdb::RdbType type = rdb::TypeFor(e);
       w.Byte(type);
@@ -163,9 +179,19 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
     return result;
   }
   const std::int64_t now_ms = server.clock.NowMs();
+  // Keys stored now are stamped now: before the first command nothing has set the clock.
+  server.dbs.access_clock().Set(now_ms, true);
   storage::Keyspace* keyspace = &server.dbs.db(0);
   int db_index = 0;
   std::int64_t deadline = storage::kNoDeadline;
+  // The next key's IDLE or FREQ, applied as Redis's objectSetLRUOrLFU does: under the policy
+  // that uses it.
+  std::int64_t lru_idle = -1;
+  std::int64_t lfu_freq = -1;
+  // From the policy and the time, not the access clock: at start-up it is not set yet.
+  const bool lfu = server.config.maxmemory_policy.find("lfu") != std::string::npos;
+  const auto minutes =
+      static_cast<std::uint32_t>(static_cast<std::uint64_t>(now_ms) / 60000) & 0xFFFF;
   std::string key_scratch;
   std::string scratch;
   std::string value_scratch;
@@ -193,10 +219,12 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
       case rdb::kOpFreq: {
         std::uint8_t freq = 0;
         if (!r.Byte(freq)) break;
+        lfu_freq = freq;
         continue;
       }
       case rdb::kOpIdle:
         if (!r.Length(n)) break;
+        lru_idle = static_cast<std::int64_t>(std::min<std::uint64_t>(n, INT32_MAX));
         continue;
       case rdb::kOpEof: {
         if (version >= 5) {
@@ -317,6 +345,17 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
                                                       server.config.encoding, &stored);
         const std::int64_t key_deadline = deadline;
         deadline = storage::kNoDeadline;
+        if (status == rdb::LoadStatus::kStored) {
+          if (lfu && lfu_freq >= 0) {
+            storage::Keyspace::SetAccessStamp(
+                stored, (minutes << 8) | static_cast<std::uint32_t>(lfu_freq));
+          } else if (!lfu && lru_idle >= 0) {
+            storage::Keyspace::SetAccessStamp(
+                stored, storage::AccessClock::StampAt(now_ms - lru_idle * 1000));
+          }
+        }
+        lru_idle = -1;
+        lfu_freq = -1;
         if (status == rdb::LoadStatus::kBad) {
           result.error = Corrupt(r, "Bad data format");
           return result;
