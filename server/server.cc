@@ -302,6 +302,12 @@ std::optional<std::string> Server::ListenUnix() {
 }
 
 std::optional<std::string> Server::Start() {
+  // Redis chdirs to `dir` as it reads its configuration, and stops there if it cannot.
+  if (const std::string& dir = state_.config.dir; !dir.empty()) {
+    struct stat st {};
+    const int err = stat(dir.c_str(), &st) != 0 ? errno : (S_ISDIR(st.st_mode) ? 0 : ENOTDIR);
+    if (err != 0) return "Can't chdir to '" + dir + "': " + std::strerror(err);
+  }
   if (auto err = LoadStartupUsers(state_)) return err;
   // The data set comes back before anything listens, so no client sees it half loaded.
   if (state_.config.appendonly) {

@@ -252,6 +252,11 @@ void FlushdbCommand(CommandContext& ctx) {
     // A blocked XREADGROUP whose stream went ends with UNBLOCKED, as in Redis; other waiters
     // find nothing and go on waiting.
     for (int db = 0; db < ctx.server.dbs.count(); ++db) ctx.server.blocking.SignalDb(db);
+    // Redis's flushAllDataAndResetRDB: a save under way would bring the old data back, and with
+    // save points the empty data set is saved at once.
+    Snapshots& snapshots = ctx.server.snapshots;
+    if (snapshots.saving()) snapshots.KillChild();
+    if (snapshots.has_save_points()) snapshots.Save();
   } else {
     ctx.server.watched_keys.TouchDb(ctx.session.db, -1, ctx.now_ms);
     ctx.server.dbs.Flush(ctx.session.db);

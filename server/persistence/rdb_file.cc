@@ -167,7 +167,11 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
   RdbLoadResult result;
   rdb::RdbReader r(data);
   std::string_view header;
-  if (!r.Raw(9, header) || header.substr(0, 5) != "REDIS") {
+  if (!r.Raw(9, header)) {
+    result.error = Corrupt(r, "Unexpected EOF reading RDB file");
+    return result;
+  }
+  if (header.substr(0, 5) != "REDIS") {
     result.error = "Wrong signature trying to load DB from file";
     return result;
   }
@@ -357,7 +361,8 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
         lru_idle = -1;
         lfu_freq = -1;
         if (status == rdb::LoadStatus::kBad) {
-          result.error = Corrupt(r, "Bad data format");
+          result.error =
+              Corrupt(r, r.hit_end() ? "Unexpected EOF reading RDB file" : "Bad data format");
           return result;
         }
         if (status == rdb::LoadStatus::kEmpty) {
@@ -376,7 +381,7 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
         continue;
       }
     }
-    result.error = Corrupt(r, "Unexpected EOF reading RDB file");
+    result.error = Corrupt(r, r.hit_end() ? "Unexpected EOF reading RDB file" : "Bad data format");
     return result;
   }
 }

@@ -120,13 +120,19 @@ bool RdbWriter::Flush() {
 }
 
 bool RdbReader::Byte(std::uint8_t& out) {
-  if (pos_ >= data_.size()) return false;
+  if (pos_ >= data_.size()) {
+    hit_end_ = true;
+    return false;
+  }
   out = static_cast<std::uint8_t>(data_[pos_++]);
   return true;
 }
 
 bool RdbReader::Raw(std::size_t n, std::string_view& out) {
-  if (n > left()) return false;
+  if (n > left()) {
+    hit_end_ = true;
+    return false;
+  }
   out = data_.substr(pos_, n);
   pos_ += n;
   return true;

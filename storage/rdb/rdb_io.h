@@ -129,6 +129,8 @@ class RdbReader {
   // rdbLoadDoubleValue: the ASCII doubles of RDB_TYPE_ZSET.
   bool AsciiDouble(double& out);
 
+  // Whether a read failed for want of bytes: the data ended early (Redis's "Unexpected EOF").
+  bool hit_end() const { return hit_end_; }
   std::size_t offset() const { return pos_; }
   std::size_t left() const { return data_.size() - pos_; }
   std::string_view data() const { return data_; }
@@ -136,6 +138,7 @@ class RdbReader {
  private:
   std::string_view data_;
   std::size_t pos_ = 0;
+  bool hit_end_ = false;
 };
 
 // Redis's d2string: how a score is spelled in a listpack (an integral value below 2^52 as an
