@@ -144,7 +144,11 @@ std::optional<std::string> Aof::Start() {
     return "Can't open or create append-only dir " + dir + ": " + Errno(errno);
   }
   std::string text;
-  const std::optional<int> read_error = ReadFileBytes(ManifestPath(), text);
+  std::optional<int> read_error = ReadFileBytes(ManifestPath(), text);
+  if (read_error && *read_error == ENOENT) {
+    if (auto err = UpgradeOldStyleFile()) return err;
+    read_error = ReadFileBytes(ManifestPath(), text);
+  }
   if (!read_error) {
     if (auto err = ParseAofManifest(text, manifest_)) return *err;
     std::uint64_t loaded = 0;
@@ -175,6 +179,32 @@ std::optional<std::string> Aof::Start() {
     return "Can't open the append-only manifest " + ManifestPath() + ": " + Errno(*read_error);
   }
   last_fsync_ms_ = server_.clock.MonotonicUs() / 1000;
+  return std::nullopt;
+}
+
+std::optional<std::string> Aof::UpgradeOldStyleFile() {
+  // Redis's aofUpgradePrepare: a Redis 6 single file, `appendfilename` in `dir`, becomes the
+  // base of a manifest in the directory (an RDB preamble and its RESP tail load as one file).
+  const std::string& name = server_.config.appendfilename;
+  const std::string& root = server_.config.dir;
+  const std::string old_path = (root.empty() ? std::string(".") : root) + "/" + name;
+  struct stat st {};
+  if (stat(old_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  manifest_ = AofManifest{};
+  manifest_.base = AofFileInfo{name, 1, 'b'};
+  manifest_.current_base_seq = 1;
+  if (auto err = WriteManifest()) return err;
+  const std::string new_path = DirPath() + "/" + name;
+  if (rename(old_path.c_str(), new_path.c_str()) != 0) {
+    return "Error moving the old AOF file " + old_path + " into " + DirPath() + ": " + Errno(errno);
+  }
+  SyncDir(DirPath());
+  if (server_.log != nullptr) {
+    server_.log->Log(
+        LogLevel::kNotice,
+        "Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+        name.c_str(), server_.config.appenddirname.c_str());
+  }
   return std::nullopt;
 }
 
@@ -394,6 +424,16 @@ std::optional<std::string> Aof::Enable() {
   // The manifest on disk is left as it was until the new base is written: a crash before then
   // restarts from what the directory held, never from a base that lacks this data set.
   enabling_ = true;
+  if (server_.snapshots.saving()) {
+    // One child at a time: the rewrite that turns the file on starts once the save is done.
+    rewrite_scheduled_ = true;
+    if (server_.log != nullptr) {
+      server_.log->Log(LogLevel::kWarning,
+                       "AOF was enabled but there is already another background operation. An AOF "
+                       "background was scheduled to start when possible.");
+    }
+    return std::nullopt;
+  }
   if (auto err = ForkRewrite()) {
     Stop();
     return err->substr(4);
@@ -479,7 +519,12 @@ void Aof::Cron() {
   if (server_.snapshots.saving()) return;
   if (rewrite_scheduled_) {
     rewrite_scheduled_ = false;
-    StartRewrite();
+    // The file being turned on already has its increment file: only the base is missing.
+    if (enabling_) {
+      if (ForkRewrite()) FailEnable();
+    } else {
+      StartRewrite();
+    }
     return;
   }
   if (fd_ < 0) return;

@@ -145,6 +145,7 @@ class Aof {
   // A failed write of `written` bytes of the buffer with `err` (flushAppendOnlyFile's).
   void WriteFailed(std::size_t written, int err);
   std::optional<std::string> CreateFresh();
+  std::optional<std::string> UpgradeOldStyleFile();
   std::optional<std::string> OpenIncr(const std::string& name);
   // Opens the increment file after the last one and adds it to the manifest (not written).
   std::optional<std::string> OpenNextIncr();

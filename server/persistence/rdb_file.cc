@@ -173,13 +173,15 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
   }
   if (header.substr(0, 5) != "REDIS") {
     result.error = "Wrong signature trying to load DB from file";
+    result.bad_header = true;
     return result;
   }
   int version = 0;
   const auto [vend, vec] = std::from_chars(header.data() + 5, header.data() + 9, version);
   if (vec != std::errc() || vend != header.data() + 9 || version < 1 ||
       version > rdb::kRdbVersion) {
-    result.error = "Can't handle RDB format version " + std::string(header.substr(5));
+    result.error = "Can't handle RDB format version " + std::to_string(version);
+    result.bad_header = true;
     return result;
   }
   const std::int64_t now_ms = server.clock.NowMs();
@@ -246,9 +248,9 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
           } else if (server.config.rdbchecksum && stored != computed) {
             if (server.log != nullptr) {
               server.log->Log(LogLevel::kWarning,
-                              "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
-                              static_cast<unsigned long long>(stored),
-                              static_cast<unsigned long long>(computed));
+                              "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
+                              static_cast<unsigned long long>(computed),
+                              static_cast<unsigned long long>(stored));
             }
             result.error = Corrupt(r, "RDB CRC error");
             return result;

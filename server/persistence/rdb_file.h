@@ -48,6 +48,12 @@ struct RdbLoadOptions {
 
 struct RdbLoadResult {
   std::optional<std::string> error;
+  // The error is about the header (signature, version): Redis's "Invalid argument" start failure.
+  bool bad_header = false;
+  // The data ended early (Redis's "Short read").
+  bool short_read() const {
+    return error.has_value() && error->find("Unexpected EOF") != std::string::npos;
+  }
   std::size_t end = 0;  // the offset after the CRC: an old-style preamble's RESP tail starts here
   std::uint64_t keys_loaded = 0;
   std::uint64_t keys_expired = 0;

@@ -70,10 +70,16 @@ std::optional<std::string> Snapshots::LoadAtStart() {
   const RdbLoadResult result = LoadRdb(server_, data, RdbLoadOptions{});
   server_.loading = was_loading;
   if (result.error) {
+    // Redis's lines for each kind of failure, then the start stops.
     if (server_.log != nullptr) {
+      if (result.short_read()) {
+        server_.log->Log(LogLevel::kWarning,
+                         "Short read or OOM loading DB. Unrecoverable error, aborting now.");
+      }
       server_.log->Log(LogLevel::kWarning, "%s", result.error->c_str());
     }
-    return "Short read or OOM loading DB. Unrecoverable error, aborting now.";
+    if (result.bad_header) return "Fatal error loading the DB: Invalid argument. Exiting.";
+    return "Terminating server after rdb file reading failure.";
   }
   if (server_.log != nullptr) {
     if (result.ctime > 0) {

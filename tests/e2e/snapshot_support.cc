@@ -23,7 +23,7 @@ namespace {
 // How long a background save or a start may take in these tests (sanitizer builds are slow).
 constexpr int kWaitMs = 30000;
 
-// A run of `n` commands' worth of arguments: `prefix`, then `make(i)` for i in [0, n).
+// One command's arguments: `prefix`, then those `make(i)` gives for each i in [0, n).
 template <typename Make>
 std::vector<std::string> Bulk(std::vector<std::string> prefix, int n, Make make) {
   for (int i = 0; i < n; ++i) {
@@ -32,8 +32,8 @@ std::vector<std::string> Bulk(std::vector<std::string> prefix, int n, Make make)
   return prefix;
 }
 
-// 60 letters from a small linear congruential sequence: too few repeats for LZF to shrink it,
-// so it is saved as it is (and is over embstr's 44 bytes).
+// 60 printable characters from a linear congruential sequence: too few repeats for LZF to shrink
+// them, so the string is saved as it is (and it is over embstr's 44 bytes).
 std::string Incompressible() {
   std::string s;
   unsigned x = 12345;
@@ -100,6 +100,8 @@ void WriteEveryEncoding(RespClient& c) {
       {"SET", "str:wide-int", "-9000000000"},  // an int object, saved as a string (over 32 bits)
       {"SET", "str:leading-zero", "007"},
       {"SET", "str:embstr", "a short string"},
+      {"SET", "str:embstr-44", std::string(44, 'e')},  // the longest embstr
+      {"SET", "str:raw-45", std::string(45, 'r')},
       {"SET", "str:binary", std::string("b\0i\r\nn\xff\x01", 8)},
       {"SET", "str:raw", Incompressible()},
       {"SET", "str:lzf",
@@ -108,7 +110,9 @@ void WriteEveryEncoding(RespClient& c) {
          for (int i = 0; i < 200; ++i) s += "lock-token:" + std::to_string(i % 10);
          return s;
        }()},
-      {"RPUSH", "list:small", "a", "b", "1", "-2", "100000", "9223372036854775807"},
+      // Each of listpack's integer widths, and strings that look like integers but are not.
+      {"RPUSH", "list:small", "a", "b", "1", "-2", "127", "-4096", "32767", "8388607", "2147483647",
+       "12345678901", "9223372036854775807", "-9223372036854775808", "007", "+1", "-0", "1.5", ""},
       Bulk({"RPUSH", "list:big"}, 3000,
            [](int i) {
              return std::vector<std::string>{i % 3 == 0 ? std::to_string(i * 7)
@@ -122,16 +126,21 @@ void WriteEveryEncoding(RespClient& c) {
            }),
       {"HSET", "hash:long-value", "f", std::string(100, 'v')},
       {"SADD", "set:intset", "1", "2", "3", "-7", "70000", "5000000000"},
+      {"SADD", "set:intset16", "1", "-2", "300"},
+      {"SADD", "set:intset32", "1", "-2", "70000"},
       {"SADD", "set:strings", "alpha", "beta", "gamma"},
       Bulk({"SADD", "set:big-intset"}, 600,
            [](int i) { return std::vector<std::string>{std::to_string(i * 3 - 100)}; }),
-      {"ZADD", "zset:small", "1", "one", "2.5", "two", "-3", "minus", "0.1", "tenth", "-inf", "low",
-       "+inf", "high"},
+      {"ZADD", "zset:small", "1", "one", "2.5", "two", "-3", "minus", "0.1", "tenth"},
+      {"ZADD", "zset:small", "-inf", "low", "+inf", "high", "-0", "negative-zero",
+       "3.141592653589793", "pi", "1e-300", "tiny"},
       Bulk({"ZADD", "zset:big"}, 200,
            [](int i) {
              return std::vector<std::string>{std::to_string(i * 1.5 - 20),
                                              "member:" + std::to_string(i)};
            }),
+      {"ZADD", "zset:big", "-0", "negative-zero", "3.141592653589793", "pi", "1e-300", "tiny",
+       "-inf", "low", "+inf", "high"},
       {"XADD", "stream:plain", "1-1", "type", "created", "job", "7"},
       {"XADD", "stream:plain", "1-2", "type", "started", "job", "7"},
       {"XADD", "stream:plain", "2-0", "other", "fields", "x", "y"},
@@ -187,37 +196,27 @@ void WriteEveryEncoding(RespClient& c) {
   }
   // 250 entries of the same fields: three listpack nodes (stream-node-max-entries 100).
   for (int i = 1; i <= 250; ++i) {
-    ASSERT_EQ(
-        Send(c, {"XADD", "stream:big", std::to_string(i) + "-0", "n", std::to_string(i), "kind",
-                 "k" + std::to_string(i % 3)}),
-        "$" + std::to_string(std::to_string(i).size() + 2) + "\r\n" + std::to_string(i) + "-0\r\n");
+    const std::string id = std::to_string(i) + "-0";
+    ASSERT_EQ(Parsed(c, {"XADD", "stream:big", id, "n", std::to_string(i), "kind",
+                         "k" + std::to_string(i % 3)})
+                  .text,
+              id);
   }
+  // clang-format off
   const std::map<std::string, std::string> expected = {
-      {"str:int", "int"},
-      {"str:wide-int", "int"},
-      {"str:leading-zero", "embstr"},
-      {"str:embstr", "embstr"},
-      {"str:binary", "embstr"},
-      {"str:raw", "raw"},
-      {"str:lzf", "raw"},
-      {"list:small", "quicklist"},
-      {"list:big", "quicklist"},
-      {"list:plain", "quicklist"},
-      {"hash:small", "listpack"},
-      {"hash:big", "hashtable"},
-      {"hash:long-value", "hashtable"},
-      {"set:intset", "intset"},
-      {"set:strings", "hashtable"},
-      {"set:big-intset", "hashtable"},
-      {"zset:small", "listpack"},
-      {"zset:big", "skiplist"},
-      {"stream:big", "stream"},
-      {"stream:groups", "stream"},
+      {"str:int", "int"},            {"str:wide-int", "int"},      {"str:leading-zero", "embstr"},
+      {"str:embstr", "embstr"},      {"str:embstr-44", "embstr"},  {"str:binary", "embstr"},
+      {"str:raw", "raw"},            {"str:raw-45", "raw"},        {"str:lzf", "raw"},
+      {"list:small", "quicklist"},   {"list:big", "quicklist"},    {"list:plain", "quicklist"},
+      {"hash:small", "listpack"},    {"hash:big", "hashtable"},    {"hash:long-value", "hashtable"},
+      {"set:intset", "intset"},      {"set:intset16", "intset"},   {"set:intset32", "intset"},
+      {"set:strings", "hashtable"},  {"set:big-intset", "hashtable"},
+      {"zset:small", "listpack"},    {"zset:big", "skiplist"},
+      {"stream:big", "stream"},      {"stream:groups", "stream"},
   };
+  // clang-format on
   for (const auto& [key, encoding] : expected) {
-    EXPECT_EQ(Send(c, {"OBJECT", "ENCODING", key}),
-              "$" + std::to_string(encoding.size()) + "\r\n" + encoding + "\r\n")
-        << key;
+    EXPECT_EQ(Parsed(c, {"OBJECT", "ENCODING", key}).text, encoding) << key;
   }
 }
 

@@ -37,13 +37,14 @@ std::string WaitForBgsave(RespClient& c);
 // lists a process's children per thread in /proc/<pid>/task/<tid>/children. -1 if none shows.
 pid_t WaitForChildOf(pid_t pid);
 
-// Writes, into databases 0-2, strings (int, embstr, raw, LZF-compressible, binary), lists (one
-// node, 3000 elements over many nodes, a plain node), hashes (listpack, hashtable by count (600)
-// by value size), sets (intset, hashtable, 600 integers), sorted sets (listpack, skiplist),
-// streams (many nodes, trimmed, emptied, consumer groups with pending and deleted entries), keys
-// with deadlines and two function libraries. Fails the test if a command is refused or a key
-// does not have the encoding it is there for. Every command is deterministic except one
-// relative deadline, so two servers written alike hold the same bytes.
+// Writes, into databases 0-2: strings (int, embstr, raw, LZF-compressible, binary), lists (one
+// node with every listpack integer width, 3000 elements over many nodes, a plain node), hashes
+// (listpack, hashtable by count and by value size), sets (intsets of each width, hashtable, 600
+// integers), sorted sets (listpack, skiplist, with infinities and -0), streams (many nodes,
+// trimmed, emptied, consumer groups with pending and deleted entries), keys with deadlines and
+// two function libraries. Fails the test if a command is refused or a key lacks the encoding it
+// is there for. Every command is deterministic except one relative deadline, so two servers
+// written alike hold the same values.
 void WriteEveryEncoding(RespClient& c);
 
 // DataSet (aof_support.h) plus what a snapshot keeps and the append-only file does not: each

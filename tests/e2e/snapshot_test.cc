@@ -55,7 +55,11 @@ TEST_P(SnapshotInteropTest, TheOtherServerLoadsTheDumpFile) {
     std::string written;
     std::size_t keys = 0;
     {
-      auto server = snapshot::Start(writer, dir.path(), "", {"--rdbcompression", compression});
+      std::vector<std::string> args = {"--rdbcompression", compression};
+      // Redis can keep inner list nodes compressed (warden has no list-compress-depth), and
+      // writes them as they are.
+      if (writer == ServerKind::kRedis) args.insert(args.end(), {"--list-compress-depth", "1"});
+      auto server = snapshot::Start(writer, dir.path(), "", args);
       ASSERT_TRUE(server);
       std::optional<RespClient> c = RespClient::Connect(server->port());
       ASSERT_TRUE(c);
@@ -83,6 +87,13 @@ TEST_P(SnapshotInteropTest, TheOtherServerLoadsTheDumpFile) {
       EXPECT_EQ(Info(*c, "rdb_last_load_keys_loaded"), std::to_string(keys));
       EXPECT_EQ(Info(*c, "rdb_last_load_keys_expired"), "0");
     }
+    // Database 2 is in the file: two databases are not enough.
+    std::string error;
+    EXPECT_FALSE(snapshot::Start(Other(writer), dir.path(), "", {"--databases", "2"}, &error));
+    EXPECT_NE(error.find("FATAL: Data file was created with a Redis server configured to handle "
+                         "more than 2 databases. Exiting"),
+              std::string::npos)
+        << error;
   }
 }
 
@@ -134,11 +145,17 @@ struct Running {
   std::optional<RespClient> client;
 };
 
-void StartEmpty(ServerKind kind, Running& r) {
-  r.server = snapshot::Start(kind, r.dir.path(), "");
-  ASSERT_TRUE(r.server);
+// Starts `kind` on r's empty directory and connects; false (and a failure) if it cannot.
+bool StartEmpty(ServerKind kind, Running& r) {
+  std::string error;
+  r.server = snapshot::Start(kind, r.dir.path(), "", {}, &error);
+  if (!r.server) {
+    ADD_FAILURE() << error;
+    return false;
+  }
   r.client = RespClient::Connect(r.server->port());
-  ASSERT_TRUE(r.client);
+  if (!r.client) ADD_FAILURE() << "cannot connect to port " << r.server->port();
+  return r.client.has_value();
 }
 
 // Every key of `from` into `to` by DUMP and RESTORE (with its deadline, ABSTTL), and the
@@ -171,8 +188,8 @@ void CopyByDump(RespClient& from, RespClient& to) {
 // Every payload of each restores on the other, and the copy holds the same data set.
 TEST(SnapshotDumpTest, PayloadsMoveBetweenServersAndMatchByteForByte) {
   Running warden, redis;
-  StartEmpty(ServerKind::kWarden, warden);
-  StartEmpty(ServerKind::kRedis, redis);
+  ASSERT_TRUE(StartEmpty(ServerKind::kWarden, warden));
+  ASSERT_TRUE(StartEmpty(ServerKind::kRedis, redis));
   WriteEveryEncoding(*warden.client);
   WriteEveryEncoding(*redis.client);
   const std::vector<snapshot::Key> keys = snapshot::Keys(*warden.client);
@@ -197,9 +214,24 @@ TEST(SnapshotDumpTest, PayloadsMoveBetweenServersAndMatchByteForByte) {
   Send(*warden.client, {"SELECT", "0"});
   Send(*redis.client, {"SELECT", "0"});
 
+  // A payload whose checksum or RDB version is wrong is refused alike, as is an existing key.
+  std::string payload = Parsed(*warden.client, {"DUMP", "list:small"}).text;
+  std::string bad_crc = payload;
+  bad_crc.back() ^= 1;
+  std::string bad_version = payload;
+  bad_version[payload.size() - 10] = 11;
+  for (RespClient* c : {&*warden.client, &*redis.client}) {
+    EXPECT_EQ(Send(*c, {"RESTORE", "new", "0", bad_crc}),
+              "-ERR DUMP payload version or checksum are wrong\r\n");
+    EXPECT_EQ(Send(*c, {"RESTORE", "new", "0", bad_version}),
+              "-ERR DUMP payload version or checksum are wrong\r\n");
+    EXPECT_EQ(Send(*c, {"RESTORE", "list:small", "0", payload}),
+              "-BUSYKEY Target key name already exists.\r\n");
+  }
+
   Running warden_copy, redis_copy;
-  StartEmpty(ServerKind::kWarden, warden_copy);
-  StartEmpty(ServerKind::kRedis, redis_copy);
+  ASSERT_TRUE(StartEmpty(ServerKind::kWarden, warden_copy));
+  ASSERT_TRUE(StartEmpty(ServerKind::kRedis, redis_copy));
   CopyByDump(*warden.client, *redis_copy.client);
   CopyByDump(*redis.client, *warden_copy.client);
   EXPECT_EQ(Everything(*redis_copy.client), Everything(*warden.client));

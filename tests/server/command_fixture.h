@@ -31,6 +31,9 @@ namespace warden::server {
 inline Config TestConfig() {
   Config config;
   config.seed = 1;  // RANDOMKEY, sampling and the run id replay the same way on every run
+  // Redis's default save points stay (CONFIG GET shows them), but a FLUSHALL or SHUTDOWN that
+  // saves finds no directory: a unit test never leaves a dump.rdb in the working directory.
+  config.dir = "/nonexistent/warden-unit-tests";
   return config;
 }
 

@@ -141,12 +141,18 @@ ServerProcess::Readiness ServerProcess::WaitUntilReady(int timeout_ms, std::stri
   while (!deadline.Expired()) {
     if (std::optional<RespClient> client = RespClient::Connect(port_, deadline.RemainingMs())) {
       if (!ProcessListensOn(pid_, port_)) {
-        // Redis listens before it loads its files, and may exit over them just after: that is
-        // an exit to report, not a lost race for the port.
-        if (std::optional<int> status = WaitForChild(pid_, 50)) {
+        // Redis listens before it loads its files, and may exit over them just after (running
+        // its RDB checker first, which takes a while on a busy machine): that is an exit to
+        // report, not a lost race for the port, unless the log says the bind failed.
+        if (std::optional<int> status = WaitForChild(pid_, 2000)) {
           exit_status_ = status;
+          const std::string log = LogTail();
+          if (log.find("Address already in use") != std::string::npos) {
+            error = name + ": the port belongs to another process";
+            return Readiness::kPortTaken;
+          }
           error = name + " exited during start-up (" + DescribeWaitStatus(*status) + "); log:\n" +
-                  LogTail();
+                  log;
           return Readiness::kExited;
         }
         // Another process listens on our port; ours will fail to bind. Let Start retry.

@@ -169,6 +169,7 @@ TEST_F(ConfigSetTest, RewriteWritesTheFileItStartedWith) {
   ASSERT_EQ(write(fd, original.data(), original.size()), static_cast<ssize_t>(original.size()));
   close(fd);
   state_.config.config_file = path;
+  state_.config.dir.clear();  // the fixture's, which the rewrite would write out
   Run({"CONFIG", "SET", "hz", "30", "timeout", "5", "save", "900 1 60 100"});
 
   EXPECT_EQ(Run({"CONFIG", "REWRITE"}), "+OK\r\n");
