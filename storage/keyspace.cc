@@ -305,7 +305,9 @@ Entry* Keyspace::Store(std::string_view key, std::string_view value, std::int64_
   if (existing != nullptr) {
     Entry* e = SetValue(existing, value, encoding);
     SetDeadline(e, deadline_ms);
-    e->access_ = NowStamp();  // a new value, as Redis's new object
+    // A new value, as Redis's new object; under LFU it inherits the old one's counter, as
+    // Redis 7.0's dbSetValue keeps `lru` so an overwritten hot key stays hot.
+    if (access_clock_ == nullptr || !access_clock_->lfu) e->access_ = NowStamp();
     return e;
   }
   StepIfRehashing();

@@ -120,6 +120,22 @@ TEST_F(ObjectCommandsTest, FreqNeedsAnLfuPolicy) {
   EXPECT_EQ(Run({"OBJECT", "FREQ", "nokey"}), "$-1\r\n");
 }
 
+// Under an LFU policy an overwrite keeps the key's counter (Redis 7.0's dbSetValue), and
+// RESTORE ... FREQ sets it; a fresh key starts at 5.
+TEST_F(ObjectCommandsTest, OverwriteKeepsTheLfuCounter) {
+  ASSERT_EQ(Run({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}), "+OK\r\n");
+  Run({"SET", "src", "v"});
+  EXPECT_EQ(Run({"OBJECT", "FREQ", "src"}), ":5\r\n");
+  const std::string dump = Run({"DUMP", "src"});
+  const std::size_t body = dump.find("\r\n") + 2;
+  const std::string payload = dump.substr(body, dump.size() - body - 2);
+  ASSERT_EQ(Run({"RESTORE", "k", "0", payload, "FREQ", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"OBJECT", "FREQ", "k"}), ":100\r\n");
+  // The SET's own lookup may count as one more access (a 1-in-951 draw at 100).
+  ASSERT_EQ(Run({"SET", "k", "other"}), "+OK\r\n");
+  EXPECT_THAT(Run({"OBJECT", "FREQ", "k"}), ::testing::AnyOf(":100\r\n", ":101\r\n"));
+}
+
 TEST_F(ObjectCommandsTest, ObjectErrors) {
   EXPECT_EQ(Run({"OBJECT"}), "-ERR wrong number of arguments for 'object' command\r\n");
   EXPECT_EQ(Run({"OBJECT", "FOO"}), "-ERR unknown subcommand 'FOO'. Try OBJECT HELP.\r\n");
