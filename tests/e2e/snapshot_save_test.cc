@@ -455,6 +455,29 @@ TEST_P(SnapshotSaveTest, TurningTheAofOnDuringASaveWaitsForIt) {
             "type i\n");
 }
 
+// A server killed while it loads its file (before it answers, or just after) changes nothing:
+// loading only reads, and the next start loads the same data.
+TEST_P(SnapshotSaveTest, ACrashDuringTheLoadLeavesTheFileWhole) {
+  ASSERT_TRUE(Open(""));
+  WriteKeys(c(), 200);
+  ASSERT_EQ(Send(c(), {"EVAL", "for i = 1, 50000 do redis.call('SET', 'k' .. i, i) end", "0"}),
+            "$-1\r\n");
+  ASSERT_EQ(Send(c(), {"SAVE"}), "+OK\r\n");
+  const std::string good = ReadFile(DumpPath(dir_.path()));
+  client_.reset();
+  server_->Stop();
+  std::string error;
+  const pid_t pid = SpawnChild({aof::Binary(GetParam()), "--port", "0", "--save", "", "--dir",
+                                dir_.path(), "--appendonly", "no"},
+                               {}, error);
+  ASSERT_GT(pid, 0) << error;
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_TRUE(WaitForChild(pid, 10000).has_value());
+  EXPECT_EQ(ReadFile(DumpPath(dir_.path())), good);
+  ASSERT_TRUE(Open(""));
+  EXPECT_EQ(Send(c(), {"DBSIZE"}), ":50200\r\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(Servers, SnapshotSaveTest, AllServers(), ServerKindName);
 
 }  // namespace
