@@ -496,6 +496,16 @@ void Keyspace::StartResize(std::size_t size) {
   rehash_index_ = 0;
 }
 
+void Keyspace::Reserve(std::size_t keys) {
+  if (size() != 0 || rehash_index_ >= 0 || keys <= tables_[0].size) return;
+  if (tables_[0].buckets != nullptr) {
+    bucket_bytes_ -= tables_[0].size * sizeof(Link);
+    std::free(tables_[0].buckets);
+    tables_[0] = Table{};
+  }
+  StartResize(NextPowerOfTwo(keys));
+}
+
 void Keyspace::MaybeGrow() {
   if (rehash_index_ >= 0) return;
   if (tables_[0].size == 0) {

@@ -340,6 +340,9 @@ class Keyspace final : public LargeValue {
   // replaced. `entry` is invalid afterwards. Returns the new entry.
   Entry* MoveTo(Entry* entry, Keyspace& to, std::string_view key, Entry* existing);
   void SetDeadline(Entry* entry, std::int64_t deadline_ms);
+  // An empty keyspace sized for `keys` at once (Redis's dictExpand for an RDB's RESIZEDB), so a
+  // load does not grow and rehash its table twenty times on the way.
+  void Reserve(std::size_t keys);
   // Stamps every entry stored from now on, and each one a lookup touches. Stays with the index,
   // as the expiry listener does. Null (a large value's table): no stamps.
   void set_access_clock(const AccessClock* clock) { access_clock_ = clock; }

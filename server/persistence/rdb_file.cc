@@ -273,6 +273,9 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
         continue;
       case rdb::kOpResizeDb:
         if (!r.Length(n) || !r.Length(m)) break;
+        // Sized for the keys announced, within what the rest of the file could hold (each key
+        // takes at least three bytes): a hostile count sizes nothing.
+        keyspace->Reserve(std::min<std::uint64_t>(n, r.left() / 3));
         continue;
       case rdb::kOpAux:
         if (!r.String(a, key_scratch) || !r.String(b, scratch)) break;
@@ -347,9 +350,17 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
           return result;
         }
         storage::Entry* stored = nullptr;
-        const rdb::LoadStatus status = rdb::ReadValue(r, type, *keyspace, stable_key, deadline,
-                                                      server.config.encoding, &stored);
-        const std::int64_t key_deadline = deadline;
+        // A key already expired is read into a keyspace of its own and dropped there: erasing
+        // it from the database could shrink the table the load sized.
+        const bool expired =
+            options.drop_expired && deadline != storage::kNoDeadline && deadline < now_ms;
+        std::optional<storage::Keyspace> discard;
+        if (expired)
+          discard.emplace(server.dbs.random(), &server.dbs.pool(), &server.dbs.reclaimer());
+        storage::Keyspace& target = expired ? *discard : *keyspace;
+        const rdb::LoadStatus status =
+            rdb::ReadValue(r, type, target, stable_key, expired ? storage::kNoDeadline : deadline,
+                           server.config.encoding, &stored);
         deadline = storage::kNoDeadline;
         if (status == rdb::LoadStatus::kStored) {
           if (lfu && lfu_freq >= 0) {
@@ -374,8 +385,8 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
           }
           continue;
         }
-        if (options.drop_expired && key_deadline != storage::kNoDeadline && key_deadline < now_ms) {
-          keyspace->Erase(stored);
+        if (expired) {
+          discard->Erase(stored);
           ++result.keys_expired;
           continue;
         }
