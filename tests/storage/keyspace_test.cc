@@ -43,6 +43,21 @@ TEST_F(KeyspaceTest, StoredKeyIsFound) {
   EXPECT_EQ(keyspace_.size(), 1u);
 }
 
+// Reserve sizes an empty table for a load: the keys go in without a resize, and a keyspace
+// that holds keys is left alone.
+TEST_F(KeyspaceTest, ReserveSizesAnEmptyTableOnce) {
+  keyspace_.Reserve(5000);
+  for (int i = 0; i < 5000; ++i) {
+    Put("key:" + std::to_string(i), "v");
+    ASSERT_FALSE(keyspace_.rehashing()) << "after key " << i;
+  }
+  EXPECT_TRUE(keyspace_.Verify());
+  keyspace_.Reserve(1 << 20);
+  EXPECT_FALSE(keyspace_.rehashing());
+  EXPECT_EQ(keyspace_.size(), 5000u);
+  ASSERT_NE(keyspace_.Find("key:4999", now()), nullptr);
+}
+
 TEST_F(KeyspaceTest, ResizeValueKeepsTheBytesAndDeadline) {
   Entry* e = Put("k", "abc", now() + 1000);
 
