@@ -190,6 +190,7 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
   storage::Keyspace* keyspace = &server.dbs.db(0);
   int db_index = 0;
   std::int64_t deadline = storage::kNoDeadline;
+  bool has_deadline = false;
   // The next key's IDLE or FREQ, applied as Redis's objectSetLRUOrLFU does: under the policy
   // that uses it.
   std::int64_t lru_idle = -1;
@@ -214,13 +215,17 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
     std::uint64_t m = 0;
     switch (type) {
       case rdb::kOpExpireTime: {
+        // rdbLoadTime: a signed 32-bit count of seconds.
         std::uint32_t seconds = 0;
         if (!r.U32LE(seconds)) break;
-        deadline = static_cast<std::int64_t>(seconds) * 1000;
+        deadline = static_cast<std::int64_t>(static_cast<std::int32_t>(seconds)) * 1000;
+        has_deadline = deadline != -1;
         continue;
       }
       case rdb::kOpExpireTimeMs:
         if (!r.Millis(deadline)) break;
+        // -1 is Redis's own "no deadline"; anything else, 0 included, is a deadline.
+        has_deadline = deadline != -1;
         continue;
       case rdb::kOpFreq: {
         std::uint8_t freq = 0;
@@ -352,8 +357,11 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
         storage::Entry* stored = nullptr;
         // A key already expired is read into a keyspace of its own and dropped there: erasing
         // it from the database could shrink the table the load sized.
-        const bool expired =
-            options.drop_expired && deadline != storage::kNoDeadline && deadline < now_ms;
+        const bool expired = options.drop_expired && has_deadline && deadline < now_ms;
+        // warden's entries spell "no deadline" as 0: a kept deadline at or before the epoch is
+        // 1 ms after it, as much in the past.
+        if (has_deadline && deadline <= 0) deadline = 1;
+        if (!has_deadline) deadline = storage::kNoDeadline;
         std::optional<storage::Keyspace> discard;
         if (expired)
           discard.emplace(server.dbs.random(), &server.dbs.pool(), &server.dbs.reclaimer());
@@ -362,6 +370,7 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
             rdb::ReadValue(r, type, target, stable_key, expired ? storage::kNoDeadline : deadline,
                            server.config.encoding, &stored);
         deadline = storage::kNoDeadline;
+        has_deadline = false;
         if (status == rdb::LoadStatus::kStored) {
           if (lfu && lfu_freq >= 0) {
             storage::Keyspace::SetAccessStamp(

@@ -59,11 +59,12 @@ std::int64_t Snapshots::current_bgsave_seconds() const {
 
 std::optional<std::string> Snapshots::LoadAtStart() {
   const std::string path = Path();
-  std::string data;
-  if (const std::optional<int> err = ReadFileBytes(path, data)) {
+  MappedFile file;
+  if (const std::optional<int> err = file.Open(path)) {
     if (*err == ENOENT) return std::nullopt;
     return "Fatal error loading the DB: " + std::string(std::strerror(*err)) + ". Exiting.";
   }
+  const std::string_view data = file.bytes();
   const std::int64_t start_us = server_.clock.MonotonicUs();
   const bool was_loading = server_.loading;
   server_.loading = true;
@@ -116,11 +117,12 @@ std::optional<std::string> Snapshots::Reload(bool save, bool flush, bool merge) 
     server_.dbs.FlushAll();
     server_.scripts->FlushFunctions();
   }
-  std::string data;
+  MappedFile file;
   RdbLoadResult result;
-  if (ReadFileBytes(Path(), data)) {
+  if (file.Open(Path())) {
     result.error = "can't read " + Path();
   } else {
+    const std::string_view data = file.bytes();
     RdbLoadOptions options;
     options.allow_duplicates = merge;
     const bool was_loading = server_.loading;

@@ -280,6 +280,8 @@ for suite in "${suites[@]}"; do
         "$here/python/test_python_redis_lock.py"
       run_suite acl 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/acl.xml" "$here/python/test_acl.py"
+      run_suite rdb-versions 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/rdb-versions.xml" "$here/python/test_rdb_versions.py"
       run_suite tls 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/tls.xml" "$here/python/test_tls.py"
       run_suite script-libraries 90 "$py" -m pytest -q -p no:cacheprovider \
