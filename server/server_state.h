@@ -48,6 +48,10 @@ struct ServerStats {
   // The keyspaces count expired keys for ever; INFO shows the count since CONFIG RESETSTAT.
   std::uint64_t expired_keys_before_reset = 0;
   std::uint64_t evicted_keys_before_reset = 0;
+  // fork() for a snapshot or a rewrite: how long the last took (the loop waits on it), and how
+  // many there were.
+  std::int64_t latest_fork_usec = 0;
+  std::uint64_t total_forks = 0;
 };
 
 // What the network layer offers to commands that act on connections (CLIENT LIST, DEBUG

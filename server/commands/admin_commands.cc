@@ -224,6 +224,10 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "pubsub_channels", channels);
   Field(out, "pubsub_patterns", static_cast<std::int64_t>(s.pubsub.pattern_count()));
   Field(out, "pubsubshard_channels", shard_channels);
+  Field(out, "latest_fork_usec", s.stats.latest_fork_usec);
+  Field(out, "total_forks", static_cast<std::int64_t>(s.stats.total_forks));
+  // MIGRATE keeps no connection between calls.
+  Field(out, "migrate_cached_sockets", "0");
   Field(out, "unexpected_error_replies",
         static_cast<std::int64_t>(s.stats.unexpected_error_replies));
   Field(out, "total_error_replies",

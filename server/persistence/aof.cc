@@ -472,6 +472,7 @@ std::optional<std::string> Aof::StartRewrite() {
 std::optional<std::string> Aof::ForkRewrite() {
   rewrite_temp_ = DirPath() + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + ".aof";
   rewrite_rdb_ = server_.config.aof_use_rdb_preamble;
+  const std::int64_t fork_start_us = server_.clock.MonotonicUs();
   const pid_t pid = fork();
   if (pid < 0) {
     return std::string("ERR Can't rewrite append only file in background: fork: ") +
@@ -499,6 +500,8 @@ std::optional<std::string> Aof::ForkRewrite() {
     ok = ok && fsync(fd) == 0;
     _exit(ok ? 0 : 1);
   }
+  server_.stats.latest_fork_usec = server_.clock.MonotonicUs() - fork_start_us;
+  ++server_.stats.total_forks;
   child_pid_ = pid;
   rewrite_start_ms_ = server_.clock.MonotonicUs() / 1000;
   if (server_.log != nullptr) {

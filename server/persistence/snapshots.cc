@@ -144,6 +144,7 @@ std::optional<std::string> Snapshots::StartBackgroundSave() {
   const std::uint64_t changes_before = server_.dbs.changes();
   last_bgsave_try_mono_s_ = MonotonicSeconds();
   const std::string path = Path();
+  const std::int64_t fork_start_us = server_.clock.MonotonicUs();
   const pid_t pid = fork();
   if (pid < 0) {
     last_bgsave_ok_ = false;
@@ -170,6 +171,8 @@ std::optional<std::string> Snapshots::StartBackgroundSave() {
     }
     _exit(err ? 1 : 0);
   }
+  server_.stats.latest_fork_usec = server_.clock.MonotonicUs() - fork_start_us;
+  ++server_.stats.total_forks;
   child_pid_ = pid;
   changes_at_save_pending_ = changes_before;
   child_start_ms_ = server_.clock.MonotonicUs() / 1000;
