@@ -203,7 +203,16 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
   std::string scratch;
   std::string value_scratch;
   int empty_keys_logged = 0;
+  // The CRC is taken as the records are read, a chunk at a time while its bytes are still in
+  // cache, rather than in a second pass over the whole file at the end.
+  std::uint64_t crc = 0;
+  std::size_t crc_done = 0;
+  constexpr std::size_t kCrcChunk = 1 << 16;
   for (;;) {
+    if (r.offset() - crc_done >= kCrcChunk) {
+      crc = rdb::Crc64(crc, data.substr(crc_done, r.offset() - crc_done));
+      crc_done = r.offset();
+    }
     std::uint8_t type = 0;
     if (!r.Byte(type)) {
       result.error = Corrupt(r, "Unexpected EOF reading RDB file");
@@ -239,7 +248,8 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
         continue;
       case rdb::kOpEof: {
         if (version >= 5) {
-          const std::uint64_t computed = rdb::Crc64(0, data.substr(0, r.offset()));
+          const std::uint64_t computed =
+              rdb::Crc64(crc, data.substr(crc_done, r.offset() - crc_done));
           std::uint64_t stored = 0;
           if (!r.U64LE(stored)) {
             result.error = Corrupt(r, "Unexpected EOF reading RDB file");
