@@ -151,8 +151,8 @@ ServerProcess::Readiness ServerProcess::WaitUntilReady(int timeout_ms, std::stri
             error = name + ": the port belongs to another process";
             return Readiness::kPortTaken;
           }
-          error = name + " exited during start-up (" + DescribeWaitStatus(*status) + "); log:\n" +
-                  log;
+          error =
+              name + " exited during start-up (" + DescribeWaitStatus(*status) + "); log:\n" + log;
           return Readiness::kExited;
         }
         // Another process listens on our port; ours will fail to bind. Let Start retry.
