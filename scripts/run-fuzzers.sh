@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 build=${FUZZ_BUILD:-build-fuzz}
-targets=${FUZZ_TARGETS:-fuzz_request_parser fuzz_commands fuzz_scripts fuzz_aof_load fuzz_acl_rules}
+targets=${FUZZ_TARGETS:-fuzz_request_parser fuzz_commands fuzz_scripts fuzz_aof_load fuzz_acl_rules
+  fuzz_rdb_codec fuzz_rdb_load}
 jobs=$(nproc)
 
 if [[ -z ${FUZZ_BUILD:-} ]]; then
@@ -33,11 +34,14 @@ run_one() {
   local log=$build/fuzz/$target.log
   mkdir -p "$work" "$artifacts"
   cp -n "fuzz/corpus/$target"/* "$work"/
-  local dict=fuzz/resp.dict
-  if [[ $target == fuzz_scripts ]]; then dict=fuzz/lua.dict; fi
-  if [[ $target == fuzz_acl_rules ]]; then dict=fuzz/acl.dict; fi
+  # Binary formats get no dictionary: RESP words would only dilute their mutations.
+  local dict=-dict=fuzz/resp.dict
+  if [[ $target == fuzz_scripts ]]; then dict=-dict=fuzz/lua.dict; fi
+  if [[ $target == fuzz_acl_rules ]]; then dict=-dict=fuzz/acl.dict; fi
+  if [[ $target == fuzz_rdb_* ]]; then dict=; fi
   local status=0
-  "$build/fuzz/$target" "$work" -dict="$dict" -max_total_time="$seconds" -rss_limit_mb=2048 \
+  # shellcheck disable=SC2086
+  "$build/fuzz/$target" "$work" $dict -max_total_time="$seconds" -rss_limit_mb=2048 \
     -timeout=10 -timeout_exitcode=70 -artifact_prefix="$artifacts/" -print_final_stats=1 \
     >"$log" 2>&1 || status=$?
   echo "$status" >"$log.status"

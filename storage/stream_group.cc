@@ -57,7 +57,10 @@ bool StreamGroup::Ack(StreamId id) {
 
 void StreamGroup::Advance(const Stream& stream, StreamId id) {
   if (id <= last_id) return;
-  if (entries_read != kInvalidEntriesRead && !StreamRangeHasTombstones(stream, id, nullptr)) {
+  // XGROUP SETID ENTRIESREAD (or a payload) may have set the count to INT64_MAX, where Redis's
+  // increment overflows: it is derived from the stream instead, as past a tombstone.
+  if (entries_read != kInvalidEntriesRead && entries_read != INT64_MAX &&
+      !StreamRangeHasTombstones(stream, id, nullptr)) {
     ++entries_read;
   } else if (stream.entries_added() != 0) {
     entries_read = StreamEntriesReadAt(stream, id);

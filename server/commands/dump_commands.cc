@@ -257,9 +257,14 @@ void FunctionRestoreCommand(CommandContext& ctx) {
   std::vector<std::string> before;
   for (const auto& [name, library] : engine.libraries()) before.push_back(library.code);
   if (policy == Policy::kFlush) engine.FlushFunctions();
+  // A payload's code is held to FUNCTION LOAD's time limit (except while loading the append-only
+  // file, as FUNCTION LOAD). Redis 7.0 restores without one, so a library whose code never
+  // returns stops the server for good: no client gets an answer, and FUNCTION KILL cannot reach
+  // a load.
+  const bool timeout = !ctx.server.loading;
   std::string error;
   for (const std::string& code : codes) {
-    if (!engine.LoadLibrary(code, policy == Policy::kReplace, false, error)) break;
+    if (!engine.LoadLibrary(code, policy == Policy::kReplace, timeout, error)) break;
   }
   if (!error.empty()) {
     engine.FlushFunctions();

@@ -1,5 +1,6 @@
 #include "storage/rdb/stream_codec.h"
 
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <span>
@@ -252,8 +253,9 @@ bool ReadEntries(RdbReader& r, std::uint8_t type, Stream& s) {
     if (!ReadId(r, first_id) || !ReadId(r, max_deleted) || !r.Length(entries_added)) {
       return false;
     }
-    // XSETID refuses an entries-added count below the length; nothing else makes one.
-    if (entries_added < length) return false;
+    // XSETID refuses an entries-added count below the length; nothing else makes one. Redis
+    // counts it in a long long, and the lag (StreamGroupLag) subtracts from it as one.
+    if (entries_added < length || entries_added > INT64_MAX) return false;
     s.SetFirstId(first_id);
     s.SetMaxDeletedId(max_deleted);
     s.SetEntriesAdded(entries_added);
@@ -296,6 +298,10 @@ bool ReadGroup(RdbReader& r, std::uint8_t type, Stream& s) {
         !r.Length(entry.delivery_count)) {
       return false;
     }
+    // Redis stamps a delivery with its clock, and XCLAIM clamps TIME and IDLE to [0, now]: a
+    // time before 1970 is not Redis's, and the idle times XPENDING, XCLAIM and XAUTOCLAIM
+    // compute (now - delivery time) overflow on one far enough below.
+    if (entry.delivery_time < 0) return false;
     if (!group->pel.emplace(DecodeId(raw), entry).second) return false;
   }
 
@@ -308,6 +314,7 @@ bool ReadGroup(RdbReader& r, std::uint8_t type, Stream& s) {
     StreamConsumer* consumer = group->GetConsumer(cname, 0, nullptr);
     std::uint64_t owned = 0;
     if (!r.Millis(consumer->seen_time) || !r.Count(owned)) return false;
+    if (consumer->seen_time < 0) return false;  // as a delivery time: XINFO's idle subtracts it
     for (std::uint64_t k = 0; k < owned; ++k) {
       std::string_view raw;
       if (!r.Raw(kIdBytes, raw)) return false;

@@ -279,5 +279,26 @@ TEST_P(ScriptBusyTest, FunctionThatWroteIsUnkillable) {
 
 INSTANTIATE_TEST_SUITE_P(Servers, ScriptBusyTest, AllServers(), ServerKindName);
 
+// warden's own bound: FUNCTION RESTORE holds a payload's library code to FUNCTION LOAD's 500 ms.
+// Redis 7.0 runs it without a limit, so this payload stops redis-server for good: no client gets
+// an answer, and FUNCTION KILL cannot reach a load.
+TEST(WardenScriptBusyTest, ARestoredLibraryThatNeverReturnsTimesOut) {
+  std::string error;
+  auto server = ServerProcess::Start(WARDEN_BINARY_PATH, error, {"--enable-debug-command", "yes"});
+  ASSERT_TRUE(server) << error;
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  // FUNCTION LOAD would refuse this library the same way, so no FUNCTION DUMP holds it: the
+  // payload is made here (FUNCTION2, the code, RDB version 10, no CRC, not checked).
+  const std::string code = "#!lua name=spin\nwhile true do end";
+  const std::string payload = std::string("\xf5", 1) + static_cast<char>(code.size()) + code +
+                              std::string("\x0a\x00", 2) + std::string(8, '\0');
+  ASSERT_EQ(c->Command({"DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1"}).bytes, "+OK\r\n");
+  EXPECT_EQ(c->Command({"FUNCTION", "RESTORE", payload}, kWaitMs).bytes,
+            "-ERR Error registering functions: ERR FUNCTION LOAD timeout\r\n");
+  EXPECT_EQ(c->Command({"FUNCTION", "LIST"}).bytes, "*0\r\n");
+  EXPECT_EQ(c->Command({"PING"}).bytes, "+PONG\r\n");
+}
+
 }  // namespace
 }  // namespace warden::testing

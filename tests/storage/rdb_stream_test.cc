@@ -5,6 +5,7 @@
 // without a crash.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <string>
@@ -445,7 +446,9 @@ TEST(RdbStreamTest, RoundTripsRandomStreamsWithGroups) {
                                static_cast<std::int64_t>(random.Next() >> 1), nullptr);
         for (const StreamId id : ids) {
           if (random.Below(3) != 0) continue;
-          StreamPending& p = group->Deliver(id, consumer, static_cast<std::int64_t>(random.Next()));
+          // Times are never negative (RefusesTimesAndCountersRedisNeverWrites).
+          StreamPending& p =
+              group->Deliver(id, consumer, static_cast<std::int64_t>(random.Next() >> 1));
           p.delivery_count = random.Below(2) ? random.Below(5) : random.Next();
         }
       }
@@ -780,6 +783,44 @@ TEST(RdbStreamTest, RefusesInconsistentGroups) {
   EXPECT_FALSE(Loads(p));
   // Counts larger than the payload.
   p.groups = [](RdbWriter& w) { w.Length(1000); };
+  EXPECT_FALSE(Loads(p));
+}
+
+// Values no Redis writes, which the commands do arithmetic on: a delivery or seen time before
+// 1970 (Redis stamps both with its clock; XPENDING and XINFO subtract them from now), and more
+// entries added than a long long holds (the lag subtracts entries read from it).
+TEST(RdbStreamTest, RefusesTimesAndCountersRedisNeverWrites) {
+  const auto group = [](std::int64_t delivered, std::int64_t seen) {
+    return [=](RdbWriter& w) {
+      w.Length(1);
+      w.String("g");
+      w.Length(1);
+      w.Length(0);
+      w.Length(1);
+      w.Length(1);
+      RawId(w, {1, 0});
+      w.Millis(delivered);
+      w.Length(1);
+      w.Length(1);
+      w.String("c");
+      w.Millis(seen);
+      w.Length(1);
+      RawId(w, {1, 0});
+    };
+  };
+  Payload p;
+  p.groups = group(0, 0);
+  EXPECT_TRUE(Loads(p));
+  p.groups = group(-1, 9);
+  EXPECT_FALSE(Loads(p));
+  p.groups = group(INT64_MIN, 9);
+  EXPECT_FALSE(Loads(p));
+  p.groups = group(5, -1);
+  EXPECT_FALSE(Loads(p));
+  p = Payload{};
+  p.added = INT64_MAX;
+  EXPECT_TRUE(Loads(p));
+  p.added = std::uint64_t{1} << 63;
   EXPECT_FALSE(Loads(p));
 }
 

@@ -263,6 +263,20 @@ TEST_F(StreamCommandsTest, XgroupSetidAndEntriesReadDecideTheLag) {
             "$3\r\nlag\r\n:2\r\n");
 }
 
+// Redis's increment would overflow a count at the max (undefined behaviour): warden derives the
+// count from the stream instead, as it does past a tombstone.
+TEST_F(StreamCommandsTest, EntriesReadAtTheMaxIsDerivedAgainOnTheNextRead) {
+  AddThree();
+  ASSERT_EQ(Run({"XGROUP", "CREATE", "s", "g", "0", "ENTRIESREAD", "9223372036854775807"}),
+            "+OK\r\n");
+  ASSERT_NE(Run({"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", ">"}), "*-1\r\n");
+
+  EXPECT_EQ(Run({"XINFO", "GROUPS", "s"}),
+            "*1\r\n*12\r\n$4\r\nname\r\n$1\r\ng\r\n$9\r\nconsumers\r\n:1\r\n$7\r\npending\r\n"
+            ":1\r\n$17\r\nlast-delivered-id\r\n$3\r\n1-0\r\n$12\r\nentries-read\r\n:1\r\n"
+            "$3\r\nlag\r\n:2\r\n");
+}
+
 // XREAD
 
 TEST_F(StreamCommandsTest, XreadReturnsEntriesAfterTheGivenIds) {
