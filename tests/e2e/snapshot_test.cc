@@ -238,5 +238,49 @@ TEST(SnapshotDumpTest, PayloadsMoveBetweenServersAndMatchByteForByte) {
   EXPECT_EQ(Everything(*warden_copy.client), Everything(*redis.client));
 }
 
+// MIGRATE moves keys to the other server by RESTORE and deletes them here once the target took
+// them: one key, several with KEYS, their deadlines with them; the target's error comes back as
+// Redis words it; COPY keeps the key, REPLACE overwrites. The same replies each way.
+TEST(SnapshotMigrateTest, KeysMoveBetweenServersBothWays) {
+  Running warden, redis;
+  ASSERT_TRUE(StartEmpty(ServerKind::kWarden, warden));
+  ASSERT_TRUE(StartEmpty(ServerKind::kRedis, redis));
+  for (const bool from_warden : {true, false}) {
+    SCOPED_TRACE(from_warden ? "warden to redis-server" : "redis-server to warden");
+    RespClient& from = from_warden ? *warden.client : *redis.client;
+    RespClient& to = from_warden ? *redis.client : *warden.client;
+    const std::string port = std::to_string((from_warden ? redis : warden).server->port());
+    ASSERT_EQ(Send(from, {"SET", "a", "1"}), "+OK\r\n");
+    ASSERT_EQ(Send(from, {"RPUSH", "l", "x", "y"}), ":2\r\n");
+    ASSERT_EQ(Send(from, {"HSET", "h", "f", "v"}), ":1\r\n");
+    ASSERT_EQ(Send(from, {"SET", "t", "v", "PX", "100000"}), "+OK\r\n");
+
+    EXPECT_EQ(Send(from, {"MIGRATE", "127.0.0.1", port, "a", "0", "5000"}), "+OK\r\n");
+    EXPECT_EQ(Send(from, {"EXISTS", "a"}), ":0\r\n");
+    EXPECT_EQ(Send(to, {"GET", "a"}), "$1\r\n1\r\n");
+    EXPECT_EQ(Send(from, {"MIGRATE", "127.0.0.1", port, "", "0", "5000", "KEYS", "l", "h", "t",
+                          "missing"}),
+              "+OK\r\n");
+    EXPECT_EQ(Send(from, {"EXISTS", "l", "h", "t"}), ":0\r\n");
+    EXPECT_EQ(Send(to, {"LRANGE", "l", "0", "-1"}), "*2\r\n$1\r\nx\r\n$1\r\ny\r\n");
+    EXPECT_EQ(Send(to, {"HGET", "h", "f"}), "$1\r\nv\r\n");
+    const std::int64_t ttl = std::stoll(Parsed(to, {"PTTL", "t"}).text);
+    EXPECT_GT(ttl, 90000);
+    EXPECT_LE(ttl, 100000);
+
+    ASSERT_EQ(Send(from, {"SET", "a", "2"}), "+OK\r\n");
+    EXPECT_EQ(Send(from, {"MIGRATE", "127.0.0.1", port, "a", "0", "5000"}),
+              "-ERR Target instance replied with error: BUSYKEY Target key name already "
+              "exists.\r\n");
+    EXPECT_EQ(Send(from, {"MIGRATE", "127.0.0.1", port, "a", "0", "5000", "COPY", "REPLACE"}),
+              "+OK\r\n");
+    EXPECT_EQ(Send(from, {"GET", "a"}), "$1\r\n2\r\n");
+    EXPECT_EQ(Send(to, {"GET", "a"}), "$1\r\n2\r\n");
+    EXPECT_EQ(Send(from, {"MIGRATE", "127.0.0.1", port, "missing", "0", "5000"}), "+NOKEY\r\n");
+    ASSERT_EQ(Send(from, {"FLUSHALL"}), "+OK\r\n");
+    ASSERT_EQ(Send(to, {"FLUSHALL"}), "+OK\r\n");
+  }
+}
+
 }  // namespace
 }  // namespace warden::testing
