@@ -183,8 +183,9 @@ def free_port():
 
 
 @contextlib.contextmanager
-def own_server(kind):
-    """A server of the given kind for this test alone; yields (port, process)."""
+def own_server(kind, extra=()):
+    """A server of the given kind for this test alone, `extra` arguments last; yields (port,
+    process)."""
     port = free_port()
     if kind == "redis-server":
         argv = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
@@ -194,7 +195,8 @@ def own_server(kind):
         if not binary:
             raise pytest.UsageError("WARDEN_BIN is not set: run through tests/clients/run.sh")
         argv = [binary, "--port", str(port), "--save", "", "--enable-debug-command", "yes"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv + list(extra), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + WAIT_S
         while True:
@@ -295,14 +297,29 @@ def test_config_set_port_moves_the_listener(target):
                     assert c.call("PING") == b"+PONG\r\n"
 
 
-def test_shutdown_save_is_refused_by_warden():
-    with own_server("warden") as (port, proc):
+@pytest.mark.parametrize("kind", ["warden", "redis-server"])
+def test_shutdown_save_writes_the_snapshot_or_keeps_running(kind, tmp_path):
+    """SHUTDOWN SAVE whose save fails (its dir gone) answers the error and keeps serving;
+    SHUTDOWN SAVE FORCE exits; with a dir it saves, then exits 0."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    with own_server(kind, ["--dir", str(gone)]) as (port, proc):
+        gone.rmdir()
         with Conn(port) as a:
             assert a.call("SHUTDOWN", "SAVE") == b"-ERR Errors trying to SHUTDOWN. Check logs.\r\n"
             assert a.call("PING") == b"+PONG\r\n"
             a.send("SHUTDOWN", "SAVE", "FORCE")
             assert closed(a) == b""
         assert proc.wait(timeout=WAIT_S) == 0
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with own_server(kind, ["--dir", str(kept)]) as (port, proc):
+        with Conn(port) as a:
+            assert a.call("SET", "k", "v") == b"+OK\r\n"
+            a.send("SHUTDOWN", "SAVE")
+            assert closed(a) == b""
+        assert proc.wait(timeout=WAIT_S) == 0
+    assert (kept / "dump.rdb").read_bytes().startswith(b"REDIS0010")
 
 
 # --- warden's own: the pause follows the injected clock ----------------------------------------
