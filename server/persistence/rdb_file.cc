@@ -191,6 +191,7 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
   int db_index = 0;
   std::int64_t deadline = storage::kNoDeadline;
   bool has_deadline = false;
+  std::uint64_t reserve_budget = data.size() / 3;
   // The next key's IDLE or FREQ, applied as Redis's objectSetLRUOrLFU does: under the policy
   // that uses it.
   std::int64_t lru_idle = -1;
@@ -289,8 +290,11 @@ RdbLoadResult LoadRdb(ServerState& server, std::string_view data, const RdbLoadO
       case rdb::kOpResizeDb:
         if (!r.Length(n) || !r.Length(m)) break;
         // Sized for the keys announced, within what the rest of the file could hold (each key
-        // takes at least three bytes): a hostile count sizes nothing.
-        keyspace->Reserve(std::min<std::uint64_t>(n, r.left() / 3));
+        // takes at least three bytes), and within one budget for every database: a hostile
+        // file repeating RESIZEDB cannot size sixteen tables each as large as itself.
+        n = std::min<std::uint64_t>({n, r.left() / 3, reserve_budget});
+        keyspace->Reserve(n);
+        reserve_budget -= n;
         continue;
       case rdb::kOpAux:
         if (!r.String(a, key_scratch) || !r.String(b, scratch)) break;
