@@ -97,6 +97,42 @@ bool RefusedByDiskError(ServerState& server, const Session& session, const Comma
   return refuse;
 }
 
+// Redis's processCommand checks for replication, in its order: NOREPLICAS (a master with too
+// few good replicas), READONLY (a read-only replica), MASTERDOWN (a replica whose link is down
+// with replica-serve-stale-data no); true having replied. The master's own stream passes.
+bool RefusedByReplication(ServerState& server, const Session& session, const CommandSpec& spec,
+                          std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
+  if (session.is_master || server.loading) return false;
+  const bool exec = spec.handler == ExecCommand && session.in_multi;
+  const bool write = (EffectiveFlags(server, spec, args) & kWrite) != 0 ||
+                     (exec && QueuedAny(server, session, kWrite));
+  const Replication& repl = server.replication;
+  if (write && repl.TooFewReplicas()) {
+    reply.Error("NOREPLICAS Not enough good replicas to write.");
+    return true;
+  }
+  if (write && repl.RefusesWrite(session)) {
+    reply.Error("READONLY You can't write against a read only replica.");
+    return true;
+  }
+  if (repl.RefusesStale(session)) {
+    bool stale_ok = (spec.flags & kStale) != 0;
+    if (stale_ok && exec) {
+      // Redis's is_denystale_command for EXEC: any queued command without the flag.
+      const QueuedCommands& queued = session.multi.queued;
+      for (std::size_t i = 0; i < queued.size() && stale_ok; ++i) {
+        stale_ok = (queued.spec(i).flags & kStale) != 0;
+      }
+    }
+    if (!stale_ok) {
+      reply.Error(
+          "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+      return true;
+    }
+  }
+  return false;
+}
+
 // What a RESP2 client in pub/sub mode may still send.
 bool AllowedWhileSubscribed(const CommandSpec& spec) {
   const Handler h = spec.handler;
@@ -220,6 +256,10 @@ const CommandSpec* AdmitRequest(ServerState& server, Session& session,
   }
   if ((server.aof.write_error() != 0 || server.snapshots.refuses_writes()) &&
       RefusedByDiskError(server, session, *spec, args, reply)) [[unlikely]] {
+    return refuse();
+  }
+  if ((server.replication.is_replica() || server.config.repl.min_replicas_to_write > 0) &&
+      RefusedByReplication(server, session, *spec, args, reply)) [[unlikely]] {
     return refuse();
   }
   if (session.modes != 0 && session.subscribed() && session.resp == 2 &&

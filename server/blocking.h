@@ -49,6 +49,9 @@ class BlockedClientHost {
   // A DELAY fault: sends what is queued now, then holds every reply that follows (the faulted
   // command's first) for `delay_ms`, real time. Hosts that cannot hold replies ignore it.
   virtual bool HoldReplies(std::int64_t /*delay_ms*/) { return true; }
+  // Bytes written to reply_buffer() that the peer has not yet taken (a replica's payload is
+  // paced by it).
+  virtual std::size_t pending_output_bytes() const { return 0; }
 
  protected:
   ~BlockedClientHost() = default;

@@ -209,6 +209,13 @@ constexpr CommandSpec kCommandTable[] = {
     {"latency",       -2, 0,                                       nullptr,            0, 0, 0, "@slow", LatencySubcommands},
     {"time",           1, kLoading | kStale | kFast,               TimeCommand,        0, 0, 0, "@fast"},
     {"wait",           3, kNoScript,                               WaitCommand,        0, 0, 0, "@slow @connection"},
+    // Replication.
+    {"sync",           1, kAdmin | kNoScript | kNoMulti | kNoAsyncLoading, SyncCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"psync",         -3, kAdmin | kNoScript | kNoMulti | kNoAsyncLoading, SyncCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"replconf",      -1, kAdmin | kNoScript | kLoading | kStale | kAllowBusy, ReplconfCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"replicaof",      3, kAdmin | kNoScript | kStale | kNoAsyncLoading, ReplicaofCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"slaveof",        3, kAdmin | kNoScript | kStale | kNoAsyncLoading, ReplicaofCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"role",           1, kNoScript | kLoading | kStale | kFast,   RoleCommand,        0, 0, 0, "@admin @fast @dangerous"},
     // Pub/sub and MONITOR.
     {"subscribe",     -2, kPubSub | kNoScript | kLoading | kStale, SubscribeCommand,    0, 0, 0, "@pubsub @slow"},
     {"unsubscribe",   -1, kPubSub | kNoScript | kLoading | kStale, UnsubscribeCommand,  0, 0, 0, "@pubsub @slow"},

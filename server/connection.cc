@@ -127,8 +127,11 @@ bool Connection::EnforceOutputLimit() {
   if (closing_) return false;
   // Redis's getClientType: a subscribed client is of class pubsub; a MONITOR client is normal.
   const Config& config = server_.state().config;
-  const OutputBufferLimit& limit =
-      session_.subscribed() ? config.output_limit_pubsub : config.output_limit_normal;
+  const bool replica =
+      session_.replica != nullptr && session_.replica->phase != ReplicaPeer::Phase::kHandshake;
+  const OutputBufferLimit& limit = replica                 ? config.output_limit_replica
+                                   : session_.subscribed() ? config.output_limit_pubsub
+                                                           : config.output_limit_normal;
   if (limit.hard_bytes == 0 && limit.soft_bytes == 0) return false;
   const auto used = static_cast<std::int64_t>(PendingOutputBytes());
   bool over = limit.hard_bytes > 0 && used >= limit.hard_bytes;
@@ -544,6 +547,10 @@ void Connection::OnWrite(uv_write_t* req, int status) {
   if (status < 0 || self->closing_) {
     self->Close();
     return;
+  }
+  // A full sync's payload goes on as the replica takes it.
+  if (self->session_.replica != nullptr) [[unlikely]] {
+    self->server_.state().replication.Drained();
   }
   // Requests held back while the output was backlogged run now (a throttled client's wait
   // for its next turn).

@@ -70,6 +70,7 @@ class Connection final : public BlockedClientHost {
   void Unblocked() override;
   void ScheduleFlush() override;
   bool HoldReplies(std::int64_t delay_ms) override;
+  std::size_t pending_output_bytes() const override { return PendingOutputBytes(); }
   // From the server's flush list: sends what other clients' commands appended, or closes the
   // client if that put it over its output limit.
   void FlushScheduled();

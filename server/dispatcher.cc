@@ -242,6 +242,7 @@ void ForgetSession(ServerState& server, Session& session) {
   server.monitors.Remove(session);
   DiscardTransaction(server, session);
   server.pause.Remove(session);
+  server.replication.ForgetSession(session);
 }
 
 }  // namespace warden::server

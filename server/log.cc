@@ -38,8 +38,8 @@ void Logger::Log(LogLevel level, const char* format, ...) {
   localtime_r(&tv.tv_sec, &local);
   char stamp[64];
   const std::size_t n = std::strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &local);
-  std::fprintf(out_, "%d:M %.*s.%03d %c ", static_cast<int>(getpid()), static_cast<int>(n), stamp,
-               static_cast<int>(tv.tv_usec / 1000), kMarks[static_cast<int>(level)]);
+  std::fprintf(out_, "%d:%c %.*s.%03d %c ", static_cast<int>(getpid()), role_, static_cast<int>(n),
+               stamp, static_cast<int>(tv.tv_usec / 1000), kMarks[static_cast<int>(level)]);
   va_list args;
   va_start(args, format);
   std::vfprintf(out_, format, args);

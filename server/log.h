@@ -26,9 +26,12 @@ class Logger {
   void Log(LogLevel level, const char* format, ...) __attribute__((format(printf, 3, 4)));
   // CONFIG SET loglevel.
   void set_level(LogLevel level) { level_ = level; }
+  // The role letter after the pid, as Redis's: M master, S replica, C a forked child.
+  void set_role(char role) { role_ = role; }
 
  private:
   LogLevel level_;
+  char role_ = 'M';
   std::FILE* out_;
   bool owned_;
 };

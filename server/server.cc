@@ -150,6 +150,7 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
     uv_idle_stop(&self->resume_idle_);
     self->resume_idle_active_ = false;
   }
+  self->state_.replication.BeforeSleep();
   // The loop turn's writes reach the file (and, under always, the disk) before their replies.
   self->state_.aof.Flush();
   self->FlushScheduled();
@@ -309,10 +310,12 @@ std::optional<std::string> Server::Start() {
     if (err != 0) return "Can't chdir to '" + dir + "': " + std::strerror(err);
   }
   if (auto err = LoadStartupUsers(state_)) return err;
+  // Before the data set loads: a replica's RDB names the stream it continues.
+  state_.replication.Attach(&loop_, this);
   // The data set comes back before anything listens, so no client sees it half loaded.
   if (state_.config.appendonly) {
     if (auto err = state_.aof.Start()) return err;
-    state_.propagation.set_active(true);
+    state_.propagation.set_aof(true);
   } else if (auto err = state_.snapshots.LoadAtStart()) {
     return err;
   }
@@ -397,6 +400,8 @@ void Server::Shutdown() {
   shutting_down_ = true;
   // Writes already made reach the file before the replies still owed go out.
   state_.aof.Flush();
+  // The link to a master and a sync child end here; replicas are closed with the clients.
+  state_.replication.Detach();
   CloseTcpListeners();
   if (unix_listener_ != nullptr) {
     CloseAndFree(reinterpret_cast<uv_handle_t*>(unix_listener_));
@@ -573,6 +578,11 @@ std::size_t Server::KillClients(const std::function<bool(const Session&)>& match
     }
     c = next;
   }
+  if (const Session* master = state_.replication.master_session();
+      master != nullptr && master != keep && match(*master)) {
+    state_.replication.DropMasterLink();
+    ++killed;
+  }
   return killed;
 }
 
@@ -610,12 +620,15 @@ void Server::ForEachSession(const std::function<void(const Session&)>& fn) const
   const Connection* last = connections_;
   while (last != nullptr && last->next != nullptr) last = last->next;
   for (const Connection* c = last; c != nullptr; c = c->prev) fn(c->session());
+  if (const Session* master = state_.replication.master_session()) fn(*master);
 }
 
 void Server::RunExpirySlice() {
   bool more = false;
   // Redis keeps the dataset still while clients are paused.
-  if (state_.debug->active_expire_enabled && !state_.pause.active()) {
+  // A replica waits for its master's DELs (Redis's replicas run no active expiry).
+  if (state_.debug->active_expire_enabled && !state_.pause.active() &&
+      !state_.replication.is_replica()) {
     const std::int64_t start_us = state_.clock.MonotonicUs();
     more = state_.active_expiry.RunOnce(state_.clock.NowMs(), kExpirySliceUs);
     // LATENCY's "expire-cycle" event, as Redis's activeExpireCycle records it.
@@ -684,6 +697,7 @@ void Server::OnCron(uv_timer_t* timer) {
   self->state_.dbs.pool().Trim(kCronTrimSlabs);
   self->state_.aof.Cron();
   self->state_.snapshots.Cron();
+  self->state_.replication.Cron();
   self->ClientsCron();
   // CONFIG SET hz takes effect from the next tick.
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);

@@ -19,6 +19,7 @@
 #include "server/persistence/propagation.h"
 #include "server/persistence/snapshots.h"
 #include "server/pubsub.h"
+#include "server/replication/replication.h"
 #include "server/session.h"
 #include "server/stats/command_stats.h"
 #include "server/stats/slowlog.h"
@@ -132,9 +133,11 @@ class ServerState final : public storage::ExpiryListener {
   CallState call;
   bool ScriptOomDenied() const { return config.maxmemory > 0 && call.pre_command_oom; }
   EvictionState eviction;
-  // The append-only file, and what feeds it (off unless appendonly yes).
+  // The append-only file; replication, both roles; and what feeds them (off unless
+  // appendonly yes or replicas are fed).
   Aof aof{*this};
-  Propagation propagation{aof};
+  Replication replication{*this};
+  Propagation propagation{aof, replication};
   // RDB snapshots: SAVE, BGSAVE, the save points, the load at start.
   Snapshots snapshots{*this};
   // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE takes payloads whatever their CRC (Redis's

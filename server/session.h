@@ -13,6 +13,7 @@ namespace warden::server {
 
 struct AclUser;
 struct CommandSpec;
+struct ReplicaPeer;
 class BlockedClientHost;
 
 struct Session {
@@ -31,6 +32,13 @@ struct Session {
   bool local = true;
   bool unix_socket = false;  // MONITOR shows unix:<path> for it
   bool is_script = false;
+  // The master's stream on a replica (Redis's CLIENT_MASTER): its writes pass read-only, its
+  // replies go nowhere, and it sees keys past their deadline until the master deletes them.
+  bool is_master = false;
+  // Set once the client spoke REPLCONF, SYNC or PSYNC (replication.h).
+  ReplicaPeer* replica = nullptr;
+  // It sent SYNC or PSYNC: a replica (Redis's CLIENT_SLAVE; CLIENT LIST's flag S).
+  bool is_replica = false;
   // Reply, flush, then close (QUIT, protocol errors).
   bool close_after_reply = false;
   // Close without replying (cross-protocol scripting defence).

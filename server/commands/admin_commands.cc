@@ -207,6 +207,9 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "total_net_input_bytes", static_cast<std::int64_t>(s.stats.total_net_input_bytes));
   Field(out, "total_net_output_bytes", static_cast<std::int64_t>(s.stats.total_net_output_bytes));
   Field(out, "rejected_connections", static_cast<std::int64_t>(s.stats.rejected_connections));
+  Field(out, "sync_full", static_cast<std::int64_t>(s.replication.sync_full()));
+  Field(out, "sync_partial_ok", static_cast<std::int64_t>(s.replication.sync_partial_ok()));
+  Field(out, "sync_partial_err", static_cast<std::int64_t>(s.replication.sync_partial_err()));
   Field(out, "expired_keys",
         static_cast<std::int64_t>(s.dbs.expired_keys() - s.stats.expired_keys_before_reset));
   char stale[32];
@@ -236,14 +239,8 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   out.append("\r\n");
 }
 
-void ReplicationSection(const CommandContext&, std::string& out) {
-  out.append("# Replication\r\n");
-  Field(out, "role", "master");
-  Field(out, "connected_slaves", "0");
-  Field(out, "master_failover_state", "no-failover");
-  Field(out, "master_replid", "0000000000000000000000000000000000000000");
-  Field(out, "master_repl_offset", "0");
-  out.append("\r\n");
+void ReplicationSection(const CommandContext& ctx, std::string& out) {
+  ctx.server.replication.AppendInfo(out);
 }
 
 void CpuSection(const CommandContext&, std::string& out) {
@@ -367,9 +364,7 @@ void WaitCommand(CommandContext& ctx) {
     ctx.reply.Error("ERR timeout is negative");
     return;
   }
-  // No replicas exist, so none can acknowledge; answer at once instead of waiting out the
-  // timeout.
-  ctx.reply.Integer(0);
+  ctx.server.replication.WaitCommand(ctx.session, replicas, timeout, ctx.reply);
 }
 
 }  // namespace warden::server

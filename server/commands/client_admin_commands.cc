@@ -29,9 +29,11 @@ bool ParseClientType(std::string_view name, ClientType& out) {
   return true;
 }
 
-// warden has no replicas or masters; a MONITOR client counts as normal, as in Redis.
-// Redis's getClientType: a MONITOR client counts as normal, a subscriber as pubsub.
+// Redis's getClientType: the master's client, a replica, a subscriber, or normal (a MONITOR
+// client counts as normal).
 ClientType TypeOf(const Session& s) {
+  if (s.is_master) return ClientType::kMaster;
+  if (s.is_replica) return ClientType::kReplica;
   return s.subscribed() ? ClientType::kPubSub : ClientType::kNormal;
 }
 

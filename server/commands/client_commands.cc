@@ -16,6 +16,8 @@ namespace {
 // CLIENT LIST's flags, in Redis's order (those warden has); N for none.
 const char* Flags(const Session& s, char (&buf)[16]) {
   char* p = buf;
+  if (s.is_replica) *p++ = 'S';
+  if (s.is_master) *p++ = 'M';
   if (s.monitoring()) *p++ = 'O';
   if (s.subscribed()) *p++ = 'P';
   if (s.in_multi) *p++ = 'x';
@@ -119,8 +121,9 @@ void ClientInfoCommand(CommandContext& ctx) {
 void ClientListCommand(CommandContext& ctx) {
   std::vector<std::uint64_t> ids;
   bool by_id = false;
-  // TYPE normal|pubsub: Redis's getClientType (a MONITOR client counts as normal).
-  int want_subscribed = -1;
+  // TYPE: Redis's getClientType (a MONITOR client counts as normal): 0 normal, 1 pubsub,
+  // 2 replica, 3 master.
+  int want_type = -1;
   if (ctx.argc() == 4 && ArgIs(ctx.arg(2), "type")) {
     const std::string_view type = ctx.arg(3);
     if (!ArgIs(type, "normal") && !ArgIs(type, "master") && !ArgIs(type, "replica") &&
@@ -128,11 +131,10 @@ void ClientListCommand(CommandContext& ctx) {
       ctx.reply.Error({"ERR Unknown client type '", type, "'"});
       return;
     }
-    if (!ArgIs(type, "normal") && !ArgIs(type, "pubsub")) {
-      ctx.reply.Verbatim("");
-      return;
-    }
-    want_subscribed = ArgIs(type, "pubsub") ? 1 : 0;
+    want_type = ArgIs(type, "normal")   ? 0
+                : ArgIs(type, "pubsub") ? 1
+                : ArgIs(type, "master") ? 3
+                                        : 2;
   } else if (ctx.argc() > 3 && ArgIs(ctx.arg(2), "id")) {
     by_id = true;
     for (std::size_t j = 3; j < ctx.argc(); ++j) {
@@ -152,7 +154,10 @@ void ClientListCommand(CommandContext& ctx) {
   std::string text;
   auto add = [&](const Session& s) {
     if (by_id && std::find(ids.begin(), ids.end(), s.id) == ids.end()) return;
-    if (want_subscribed >= 0 && s.subscribed() != (want_subscribed == 1)) return;
+    if (want_type >= 0) {
+      const int type = s.is_master ? 3 : s.is_replica ? 2 : s.subscribed() ? 1 : 0;
+      if (type != want_type) return;
+    }
     AppendClientLine(s, now_ms, text);
   };
   if (ctx.server.connections != nullptr) {

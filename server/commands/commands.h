@@ -219,6 +219,11 @@ void FunctionRestoreCommand(CommandContext& ctx);
 void InfoCommand(CommandContext& ctx);
 void TimeCommand(CommandContext& ctx);
 void WaitCommand(CommandContext& ctx);
+// Replication (replication_commands.cc).
+void SyncCommand(CommandContext& ctx);
+void ReplconfCommand(CommandContext& ctx);
+void ReplicaofCommand(CommandContext& ctx);
+void RoleCommand(CommandContext& ctx);
 void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
 // debug_snapshot_commands.cc: DEBUG SNAPSHOT SAVE|LOAD|DROP|LIST

@@ -26,6 +26,32 @@ struct OutputBufferLimit {
   std::int64_t soft_seconds = 0;
 };
 
+struct ReplicationConfig {
+  // replicaof <host> <port>: empty host while a master.
+  std::string master_host;
+  int master_port = 0;
+  std::string masterauth;
+  std::string masteruser;
+  std::string announce_ip;
+  int announce_port = 0;
+  bool serve_stale_data = true;
+  bool read_only = true;
+  std::int64_t priority = 100;
+  bool announced = true;
+  bool lazy_flush = false;
+  std::int64_t backlog_size = 1024 * 1024;
+  std::int64_t backlog_ttl_s = 3600;
+  bool diskless_sync = true;
+  std::int64_t diskless_sync_delay_s = 5;
+  std::int64_t diskless_sync_max_replicas = 0;
+  std::string diskless_load = "disabled";
+  std::int64_t ping_period_s = 10;
+  std::int64_t timeout_s = 60;
+  bool disable_tcp_nodelay = false;
+  std::int64_t min_replicas_to_write = 0;
+  std::int64_t min_replicas_max_lag_s = 10;
+};
+
 struct Config {
   int port = 6379;
   std::vector<std::string> bind = {"127.0.0.1"};
@@ -65,8 +91,7 @@ struct Config {
   int tcp_backlog = 511;
   std::int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   std::int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
-  // client-output-buffer-limit, per class as Redis has them; only "normal" applies to warden's
-  // clients (it has no replicas or subscribers) but all three are kept so CONFIG GET matches.
+  // client-output-buffer-limit, per class as Redis has them.
   OutputBufferLimit output_limit_normal = {0, 0, 0};
   OutputBufferLimit output_limit_replica = {256LL * 1024 * 1024, 64LL * 1024 * 1024, 60};
   OutputBufferLimit output_limit_pubsub = {32LL * 1024 * 1024, 8LL * 1024 * 1024, 60};
@@ -148,6 +173,8 @@ struct Config {
   std::int64_t snapshot_max_bytes = 1024LL * 1024 * 1024;
   // A file of commands run before the first client is accepted (preload.h).
   std::string preload;
+  // Replication (server/replication/), Redis 7.0's options and defaults.
+  ReplicationConfig repl;
 };
 
 struct ConfigError {

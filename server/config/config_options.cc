@@ -354,11 +354,11 @@ ConfigSetResult ApplyEviction(ServerState& s) {
 // is written, synced and closed, as Redis's stopAppendOnly.
 ConfigSetResult ApplyAppendonly(ServerState& s) {
   if (!s.config.appendonly && s.aof.on()) {
-    s.propagation.set_active(false);
+    s.propagation.set_aof(false);
     s.aof.Stop();
   } else if (s.config.appendonly && !s.aof.on()) {
     if (auto err = s.aof.Enable()) return err;
-    s.propagation.set_active(true);
+    s.propagation.set_aof(true);
   }
   return std::nullopt;
 }
@@ -564,7 +564,9 @@ std::span<const ConfigOption> ConfigOptions() {
     const auto own = std::find_if(options.begin(), options.end(), [](const ConfigOption& o) {
       return (o.flags & kConfigWarden) != 0;
     });
-    options.insert(own, tls.begin(), tls.end());
+    const auto tls_at = options.insert(own, tls.begin(), tls.end());
+    const std::span<const ConfigOption> repl = ReplicationConfigOptions();
+    options.insert(tls_at + static_cast<std::ptrdiff_t>(tls.size()), repl.begin(), repl.end());
     return options;
   }();
   return all;

@@ -73,6 +73,8 @@ struct ConfigOption {
 std::span<const ConfigOption> ConfigOptions();
 // The tls-* rows (tls_options.cc), part of ConfigOptions().
 std::span<const ConfigOption> TlsConfigOptions();
+// The replication rows (replication_options.cc), part of ConfigOptions().
+std::span<const ConfigOption> ReplicationConfigOptions();
 // A CONFIG option by canonical name or alias, case-insensitive; nullptr if there is none (the
 // file-only rows are not CONFIG options). `via_alias` tells which name matched: Redis keeps an
 // alias as an entry of its own, which CONFIG SET errors name.

@@ -48,6 +48,12 @@ std::string RewriteConfigText(std::string_view old_text, const Config& config) {
     const std::string value = option.rewrite(config);
     const std::string default_value = option.rewrite(defaults);
     std::vector<std::size_t>& reuse = option_lines[option.name];
+    // A master has no replicaof line (Redis's rewriteConfigReplicaOfOption).
+    if (value.empty() && option.name == "replicaof") {
+      for (std::size_t orphan : reuse) lines[orphan].clear();
+      reuse.clear();
+      continue;
+    }
     std::size_t pos = 0;
     std::size_t default_pos = 0;
     while (pos <= value.size()) {

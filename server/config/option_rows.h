@@ -77,9 +77,9 @@ constexpr ConfigOption Memory(std::string_view name, std::uint32_t flags, std::s
 
 template <typename F>
 constexpr ConfigOption Bool(std::string_view name, std::uint32_t flags, std::string_view help,
-                            Apply apply = nullptr) {
+                            Apply apply = nullptr, std::string_view alias = {}) {
   return {name,
-          {},
+          alias,
           ConfigKind::kBool,
           flags,
           0,
@@ -113,9 +113,9 @@ constexpr ConfigOption Enum(std::string_view name, std::uint32_t flags, std::str
 // Any text; CONFIG REWRITE quotes it as Redis's sdscatrepr does.
 template <typename F>
 constexpr ConfigOption String(std::string_view name, std::uint32_t flags, std::string_view help,
-                              Apply apply = nullptr) {
+                              Apply apply = nullptr, std::string_view alias = {}) {
   return {name,
-          {},
+          alias,
           ConfigKind::kString,
           flags,
           0,

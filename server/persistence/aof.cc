@@ -534,7 +534,7 @@ void Aof::FailEnable() {
     server_.log->Log(LogLevel::kWarning,
                      "Turning the append-only file on failed: appendonly is no again");
   }
-  server_.propagation.set_active(false);
+  server_.propagation.set_aof(false);
   server_.config.appendonly = false;
   Stop();
 }

@@ -96,8 +96,8 @@ AofFileLoad LoadAofData(ServerState& server, const std::string& name, std::strin
   const bool was_loading = server.loading;
   server.loading = true;
   // What loads is already in the file (DEBUG LOADAOF loads while the file is on).
-  const bool propagating = server.propagation.active();
-  server.propagation.set_active(false);
+  const bool suspended = server.propagation.suspended();
+  server.propagation.set_suspended(true);
   AofFileLoad load = LoadOne(server, session, name, data);
   // An unfinished transaction is discarded, as Redis reverts to before its MULTI.
   if (session.in_multi) {
@@ -107,7 +107,7 @@ AofFileLoad LoadAofData(ServerState& server, const std::string& name, std::strin
     Dispatch(server, session, kDiscard, writer);
   }
   ForgetSession(server, session);
-  server.propagation.set_active(propagating);
+  server.propagation.set_suspended(suspended);
   server.loading = was_loading;
   server.call.frozen_now_ms = frozen;
   return load;

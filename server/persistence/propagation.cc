@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "server/persistence/aof.h"
+#include "server/replication/replication.h"
 
 namespace warden::server {
 
@@ -29,10 +30,17 @@ void Propagation::ReplaceSet(std::string_view key, std::string_view value, std::
            std::string_view(digits, static_cast<std::size_t>(end - digits))});
 }
 
+void Propagation::Emit(int db, std::string_view encoded) {
+  if (aof_on_) aof_.FeedEncoded(db, encoded);
+  if (repl_on_) replication_.Feed(db, encoded);
+}
+
 void Propagation::Add(int db, std::span<const std::string_view> argv, int depth) {
   if (!active_) return;
   if (depth == 0) {
-    aof_.Feed(db, argv);
+    scratch_.clear();
+    AppendCommand(scratch_, argv);
+    Emit(db, scratch_);
     return;
   }
   const std::size_t offset = pending_.size();
@@ -48,7 +56,7 @@ void Propagation::AddCommand(int db, std::span<const std::string_view> argv, int
   replaced_ = false;
   if (replacement_.empty()) return;  // suppressed
   if (depth == 0) {
-    aof_.FeedEncoded(db, replacement_);
+    Emit(db, replacement_);
     return;
   }
   ops_.push_back({db, pending_.size(), replacement_.size()});
@@ -57,14 +65,14 @@ void Propagation::AddCommand(int db, std::span<const std::string_view> argv, int
 
 void Propagation::EndCommand() {
   if (ops_.empty()) return;
-  static constexpr std::string_view kMulti[] = {"MULTI"};
-  static constexpr std::string_view kExec[] = {"EXEC"};
+  static constexpr std::string_view kMulti = "*1\r\n$5\r\nMULTI\r\n";
+  static constexpr std::string_view kExec = "*1\r\n$4\r\nEXEC\r\n";
   const bool wrap = ops_.size() > 1;
-  if (wrap) aof_.Feed(ops_.front().db, kMulti);
+  if (wrap) Emit(ops_.front().db, kMulti);
   for (const Op& op : ops_) {
-    aof_.FeedEncoded(op.db, std::string_view(pending_).substr(op.offset, op.length));
+    Emit(op.db, std::string_view(pending_).substr(op.offset, op.length));
   }
-  if (wrap) aof_.Feed(ops_.back().db, kExec);
+  if (wrap) Emit(ops_.back().db, kExec);
   ops_.clear();
   pending_.clear();
 }

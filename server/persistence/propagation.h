@@ -6,7 +6,10 @@
 // top-level command go in together: more than one is wrapped in MULTI/EXEC so a reader applies
 // all or none. A key removed by expiry or eviction is written as a DEL of its own.
 //
-// Off (nothing recorded, one test per command) unless the append-only file is on.
+// The same effects go to replicas (replication.h), which track their own SELECT.
+//
+// Off (nothing recorded, one test per command) unless the append-only file is on or replicas
+// are fed.
 #pragma once
 
 #include <cstddef>
@@ -20,14 +23,29 @@
 namespace warden::server {
 
 class Aof;
+class Replication;
 
 class Propagation {
  public:
-  explicit Propagation(Aof& aof) : aof_(aof) {}
+  Propagation(Aof& aof, Replication& replication) : aof_(aof), replication_(replication) {}
 
-  // Whether changes are recorded (the append-only file is on and not loading).
+  // Whether changes are recorded (the append-only file is on or replicas are fed, and nothing
+  // is loading).
   bool active() const { return active_; }
-  void set_active(bool on) { active_ = on; }
+  void set_aof(bool on) {
+    aof_on_ = on;
+    Update();
+  }
+  void set_replication(bool on) {
+    repl_on_ = on;
+    Update();
+  }
+  // While the append-only file loads: what it runs is already recorded.
+  void set_suspended(bool on) {
+    suspended_ = on;
+    Update();
+  }
+  bool suspended() const { return suspended_; }
 
   // A handler's effect, replacing the command's own words (once per command; only while
   // active, so a handler may build it unconditionally after testing active()).
@@ -68,8 +86,17 @@ class Propagation {
     std::size_t length;
   };
 
+  void Update() { active_ = (aof_on_ || repl_on_) && !suspended_; }
+  // One encoded command to each target.
+  void Emit(int db, std::string_view encoded);
+
   Aof& aof_;
+  Replication& replication_;
+  bool aof_on_ = false;
+  bool repl_on_ = false;
+  bool suspended_ = false;
   bool active_ = false;
+  std::string scratch_;
   bool replaced_ = false;
   std::string replacement_;
   // The pending effects of the running top-level command.

@@ -62,6 +62,7 @@ void WriteRdb(rdb::RdbWriter& w, const ServerState& server, const RdbWriteOption
   }
   AuxInt(w, "aof-base", options.aof_base ? 1 : 0);
   for (const auto& [name, library] : server.scripts->libraries()) {
+    if (options.exclude_functions) break;
     w.Byte(rdb::kOpFunction2);
     w.String(library.code);
   }
@@ -69,7 +70,7 @@ void WriteRdb(rdb::RdbWriter& w, const ServerState& server, const RdbWriteOption
   const std::string& policy = server.config.maxmemory_policy;
   const bool save_lru = policy.find("lru") != std::string::npos;
   const bool save_lfu = policy.find("lfu") != std::string::npos;
-  for (int db = 0; db < server.dbs.count(); ++db) {
+  for (int db = 0; db < server.dbs.count() && !options.exclude_data; ++db) {
     const storage::Keyspace& keyspace = server.dbs.db(db);
     if (keyspace.size() == 0) continue;
     w.Byte(rdb::kOpSelectDb);

@@ -22,6 +22,9 @@ struct RdbWriteOptions {
   int repl_stream_db = 0;
   std::string repl_id;
   std::int64_t repl_offset = 0;
+  // A filtered sync (REPLCONF rdb-filter-only): no keys, or no functions either.
+  bool exclude_data = false;
+  bool exclude_functions = false;
 };
 
 // Writes the whole data set as it is now. The caller checks w.ok().

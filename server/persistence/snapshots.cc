@@ -31,6 +31,20 @@ std::int64_t Snapshots::MonotonicSeconds() const { return server_.clock.Monotoni
 
 Snapshots::~Snapshots() { KillChild(); }
 
+RdbWriteOptions Snapshots::SaveOptions() const {
+  // Redis's rdbPopulateSaveInfo: a master with a history, or a replica, records where its
+  // stream stands, so that after a restart it continues partially.
+  RdbWriteOptions options;
+  const Replication& repl = server_.replication;
+  if (repl.HasSaveInfo()) {
+    options.with_replication = true;
+    options.repl_id = repl.replid();
+    options.repl_offset = repl.master_repl_offset();
+    options.repl_stream_db = repl.stream_db();
+  }
+  return options;
+}
+
 std::string Snapshots::Path() const {
   const std::string& dir = server_.config.dir;
   return (dir.empty() ? std::string(".") : dir) + "/" + server_.config.dbfilename;
@@ -94,6 +108,7 @@ std::optional<std::string> Snapshots::LoadAtStart() {
                      static_cast<double>(server_.clock.MonotonicUs() - start_us) / 1e6);
   }
   set_last_load(result.keys_loaded, result.keys_expired);
+  if (result.has_repl_id) server_.replication.RestoreFromRdb(result.repl_id, result.repl_offset);
   MarkClean();
   return std::nullopt;
 }
@@ -101,7 +116,7 @@ std::optional<std::string> Snapshots::LoadAtStart() {
 std::optional<std::string> Snapshots::Save() {
   if (child_pid_ > 0) return "Background save already in progress";
   ++saves_;
-  if (auto err = SaveRdbFile(server_, Path(), RdbWriteOptions{})) {
+  if (auto err = SaveRdbFile(server_, Path(), SaveOptions())) {
     if (server_.log != nullptr) server_.log->Log(LogLevel::kWarning, "%s", err->c_str());
     return std::string();
   }
@@ -158,10 +173,10 @@ std::optional<std::string> Snapshots::StartBackgroundSave() {
     // The child: the data set as it is at this instant. It needs none of the parent's
     // descriptors, and a listening socket held by it would keep a restarted server off its port.
     close_range(3, ~0U, 0);
+    if (server_.log != nullptr) server_.log->set_role('C');
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
-    RdbWriteOptions options;
-    const auto err = SaveRdbFile(server_, path, options);
+    const auto err = SaveRdbFile(server_, path, SaveOptions());
     if (server_.log != nullptr) {
       if (err) {
         server_.log->Log(LogLevel::kWarning, "%s", err->c_str());

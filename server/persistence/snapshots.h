@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "server/persistence/rdb_file.h"
+
 namespace warden::server {
 
 class ServerState;
@@ -52,6 +54,8 @@ class Snapshots {
   bool has_save_points() const;
   // The file's path.
   std::string Path() const;
+  // What a save writes besides the data: the replication id and offset when there are some.
+  RdbWriteOptions SaveOptions() const;
   // After a successful save or load: changes counted from here.
   void MarkClean();
 

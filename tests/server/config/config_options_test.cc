@@ -52,6 +52,8 @@ TEST(ConfigOptionsTest, EveryDefaultWrittenByRewriteReadsBackFromAFile) {
   const Config defaults;
   for (const ConfigOption& o : ConfigOptions()) {
     if (o.rewrite == nullptr || o.get == nullptr) continue;
+    // No line at all (replicaof on a master).
+    if (o.name == "replicaof") continue;
     Config config;
     for (const std::vector<std::string>& words : FileLines(o.rewrite(defaults))) {
       const std::optional<ConfigError> error =
