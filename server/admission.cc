@@ -325,12 +325,20 @@ const CommandSpec* AdmitScriptCall(ServerState& server, Session& session,
     return refuse(errors::kOom);
   }
   if ((flags & kWrite) != 0 && !wrote) [[unlikely]] {
+    if (server.replication.RefusesWrite(session)) {
+      reply.Error("READONLY You can't write against a read only replica.");
+      return refuse({});
+    }
     if (server.snapshots.refuses_writes()) {
       reply.Error(errors::kMisconfRdb);
       return refuse({});
     }
     if (const int err = server.aof.write_error(); err != 0) {
       reply.Error({errors::kMisconfAof, std::strerror(err)});
+      return refuse({});
+    }
+    if (server.replication.TooFewReplicas()) {
+      reply.Error("NOREPLICAS Not enough good replicas to write.");
       return refuse({});
     }
   }

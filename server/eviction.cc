@@ -51,6 +51,10 @@ EvictResult PerformEvictions(ServerState& server) {
   EvictionState& state = server.eviction;
   state.running = false;
   if (server.config.maxmemory == 0 || !OverLimit(server)) return EvictResult::kOk;
+  // A replica's data set is its master's (replica-ignore-maxmemory, Redis's default).
+  if (server.replication.is_replica() && server.config.repl.ignore_maxmemory) {
+    return EvictResult::kOk;
+  }
   // Paused clients expect the data set to hold still, as Redis's performEvictions does.
   if (server.pause.active()) return EvictResult::kOk;
   storage::Reclaimer& reclaimer = server.dbs.reclaimer();

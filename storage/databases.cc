@@ -34,6 +34,10 @@ void Databases::SetExpiryListener(ExpiryListener* listener) {
     dbs_[static_cast<std::size_t>(i)]->SetExpiryListener(listener, i);
 }
 
+void Databases::SetKeepExpired(bool keep) {
+  for (auto& ks : dbs_) ks->set_keep_expired(keep);
+}
+
 void Databases::Flush(int index) {
   ++changes_;
   Keyspace& ks = db(index);

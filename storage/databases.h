@@ -32,6 +32,8 @@ class Databases {
   void Swap(int a, int b);
   // Tells `listener` of every key that expires in any database (see ExpiryListener).
   void SetExpiryListener(ExpiryListener* listener);
+  // Keyspace::set_keep_expired on every database (a read-only replica).
+  void SetKeepExpired(bool keep);
   // Empties one database, or all: large ones are handed to the reclaimer, so a flush of ten
   // million keys returns at once and is freed in slices.
   void Flush(int index);

@@ -391,6 +391,7 @@ void Keyspace::Erase(Entry* entry) {
 }
 
 void Keyspace::ExpireEntry(Entry* entry) {
+  if (keep_expired_) return;
   ++stats_.expired_keys;
   if (expiry_listener_ != nullptr) expiry_listener_->KeyExpired(db_index_, entry->key());
   // An expiry is not the command's change: the listener accounts for it (a DEL of its own).

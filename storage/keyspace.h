@@ -353,6 +353,9 @@ class Keyspace final : public LargeValue {
   void ExpireEntry(Entry* entry);
   // Who hears of expired keys, and the database number it is told. Stays with the index, not
   // the contents: Swap and TakeAll leave it where it is.
+  // A read-only replica's keyspace (Redis's replicas): a key past its deadline reads as absent
+  // but stays until the master's DEL removes it, so the data set stays the master's.
+  void set_keep_expired(bool keep) { keep_expired_ = keep; }
   void SetExpiryListener(ExpiryListener* listener, int db) {
     expiry_listener_ = listener;
     db_index_ = db;
@@ -526,6 +529,7 @@ class Keyspace final : public LargeValue {
   std::vector<Entry*> sweep_;        // one sweep step's entries, reused
   KeyspaceStats stats_;
   ExpiryListener* expiry_listener_ = nullptr;
+  bool keep_expired_ = false;
   int db_index_ = 0;
   std::size_t bucket_bytes_ = 0;
   std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]

@@ -228,6 +228,7 @@ void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
 // debug_snapshot_commands.cc: DEBUG SNAPSHOT SAVE|LOAD|DROP|LIST
 void DebugSnapshot(CommandContext& ctx);
+void DebugReplicaLink(CommandContext& ctx);
 
 // client_commands.cc: one CLIENT LIST line, without its newline (also logged when a client is
 // closed for its output buffer).

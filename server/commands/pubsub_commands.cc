@@ -142,13 +142,21 @@ void PunsubscribeCommand(CommandContext& ctx) {
 }
 void SunsubscribeCommand(CommandContext& ctx) { UnsubscribeAll(ctx, Kind::kShard, "sunsubscribe"); }
 
+// Messages go to replicas too (never to the append-only file), as Redis's do outside a
+// cluster: Sentinel's hellos reach a replica's subscribers through its master.
 void PublishCommand(CommandContext& ctx) {
   ctx.reply.Integer(static_cast<std::int64_t>(ctx.server.pubsub.Publish(ctx.arg(1), ctx.arg(2))));
+  if (ctx.server.replication.feeding()) [[unlikely]] {
+    ctx.server.replication.FeedCommand(ctx.session.db, ctx.args);
+  }
 }
 
 void SpublishCommand(CommandContext& ctx) {
   ctx.reply.Integer(
       static_cast<std::int64_t>(ctx.server.pubsub.PublishShard(ctx.arg(1), ctx.arg(2))));
+  if (ctx.server.replication.feeding()) [[unlikely]] {
+    ctx.server.replication.FeedCommand(ctx.session.db, ctx.args);
+  }
 }
 
 }  // namespace warden::server

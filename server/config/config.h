@@ -39,6 +39,8 @@ struct ReplicationConfig {
   std::int64_t priority = 100;
   bool announced = true;
   bool lazy_flush = false;
+  bool ignore_maxmemory = true;
+  bool ignore_disk_write_errors = false;
   std::int64_t backlog_size = 1024 * 1024;
   std::int64_t backlog_ttl_s = 3600;
   bool diskless_sync = true;

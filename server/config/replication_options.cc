@@ -42,6 +42,11 @@ std::string GetReplicaof(const Config& c) {
   return c.repl.master_host + " " + std::to_string(c.repl.master_port);
 }
 
+ConfigSetResult ApplyReadOnly(ServerState& s) {
+  s.replication.UpdateFeeding();
+  return std::nullopt;
+}
+
 ConfigSetResult ApplyBacklogSize(ServerState& s) {
   s.replication.ResizeBacklog();
   return std::nullopt;
@@ -63,10 +68,15 @@ const ConfigOption kReplicationOptions[] = {
                                                   "serve data while the master link is down",
                                                   nullptr, "slave-serve-stale-data"),
     Bool<R<&ReplicationConfig::read_only>>("replica-read-only", 0, "refuse writes on a replica",
-                                           nullptr, "slave-read-only"),
+                                           ApplyReadOnly, "slave-read-only"),
     Int<R<&ReplicationConfig::priority>, 0, kIntMax>(
         "replica-priority", 0, "Sentinel's promotion order (0: never)", nullptr, "slave-priority"),
     Bool<R<&ReplicationConfig::announced>>("replica-announced", 0, "listed by Sentinel"),
+    Bool<R<&ReplicationConfig::ignore_maxmemory>>("replica-ignore-maxmemory", 0,
+                                                  "accepted; a replica evicts nothing itself",
+                                                  nullptr, "slave-ignore-maxmemory"),
+    Bool<R<&ReplicationConfig::ignore_disk_write_errors>>(
+        "replica-ignore-disk-write-errors", 0, "apply the master's writes despite MISCONF"),
     Bool<R<&ReplicationConfig::lazy_flush>>("replica-lazy-flush", 0,
                                             "free the old data set in the background on sync",
                                             nullptr, "slave-lazy-flush"),

@@ -19,6 +19,7 @@ namespace warden::server {
 namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr std::int64_t kMasterNowMs = 1;
 
 bool ParseInt(std::string_view text, std::int64_t& out) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -222,8 +223,23 @@ void ReplicaLink::SendCommand(std::initializer_list<std::string_view> argv) {
   Send(out);
 }
 
+void ReplicaLink::SetHold(Hold hold) {
+  hold_ = hold;
+  if (hold == Hold::kDown) {
+    Drop("DEBUG REPLICA-LINK DOWN");
+    return;
+  }
+  if (tcp_ == nullptr) return;
+  auto* stream = reinterpret_cast<uv_stream_t*>(tcp_);
+  if (hold == Hold::kStall) {
+    uv_read_stop(stream);
+  } else {
+    uv_read_start(stream, OnAlloc, OnRead);
+  }
+}
+
 void ReplicaLink::SendAck() {
-  if (state_ != State::kConnected) return;
+  if (state_ != State::kConnected || hold_ == Hold::kStall) return;
   const std::string offset = std::to_string(offset_);
   SendCommand({"REPLCONF", "ACK", offset});
   last_ack_mono_ms_ = replication_.server().clock.MonotonicUs() / 1000;
@@ -498,7 +514,13 @@ void ReplicaLink::RunStream() {
     if (status == protocol::ParseStatus::kRequest) {
       reply_sink_.clear();
       protocol::ReplyWriter writer(&reply_sink_, 2);
+      // The master's commands see no key as expired (Redis's lookupKey for the master client):
+      // its time is held at the epoch's first millisecond, before any deadline, as the
+      // append-only file's loading holds it. Deadlines travel as absolute times.
+      const std::int64_t frozen = server.call.frozen_now_ms;
+      server.call.frozen_now_ms = kMasterNowMs;
       Dispatch(server, session_, parser_.args(), writer);
+      server.call.frozen_now_ms = frozen;
     }
     // Counted once it ran, so an ACK a GETACK asked for excludes the GETACK itself.
     offset_ += static_cast<std::int64_t>(consumed);
@@ -516,6 +538,7 @@ void ReplicaLink::Cron() {
   ServerState& server = replication_.server();
   const std::int64_t now = server.clock.NowMs();
   const std::int64_t timeout_ms = server.config.repl.timeout_s * 1000;
+  if (hold_ != Hold::kNone) return;
   switch (state_) {
     case State::kConnect:
       Connect();

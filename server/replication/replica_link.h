@@ -62,6 +62,10 @@ class ReplicaLink {
   void SendAck();
   // CLIENT KILL TYPE master: dropped, tried again from the cron.
   void Kill() { Drop("killed by CLIENT KILL"); }
+  // DEBUG REPLICA-LINK: a test's failures. kDown drops the link and connects no more; kStall
+  // keeps it open but reads and acknowledges nothing; kNone ends either.
+  enum class Hold { kNone, kDown, kStall };
+  void SetHold(Hold hold);
 
  private:
   static void OnConnect(uv_connect_t* req, int status);
@@ -83,6 +87,7 @@ class ReplicaLink {
   void RunStream();
 
   Replication& replication_;
+  Hold hold_ = Hold::kNone;
   std::string host_;
   int port_;
   State state_ = State::kConnect;

@@ -41,6 +41,16 @@ const Session* Replication::master_session() const {
   return &link_->master_session();
 }
 
+bool Replication::HoldLink(std::string_view how) {
+  if (!link_) return false;
+  const bool down = how == "down" || how == "DOWN";
+  const bool stall = how == "stall" || how == "STALL";
+  link_->SetHold(down    ? ReplicaLink::Hold::kDown
+                 : stall ? ReplicaLink::Hold::kStall
+                         : ReplicaLink::Hold::kNone);
+  return true;
+}
+
 void Replication::DropMasterLink() {
   if (link_) link_->Kill();
 }
@@ -68,6 +78,7 @@ void Replication::CreateBacklog() {
 
 void Replication::UpdateFeeding() {
   server_.propagation.set_replication(feeding());
+  server_.dbs.SetKeepExpired(is_replica() && server_.config.repl.read_only);
   if (server_.log != nullptr) server_.log->set_role(is_replica() ? 'S' : 'M');
 }
 
@@ -137,6 +148,12 @@ void Replication::Feed(int db, std::string_view encoded) {
     stream_db_ = db;
   }
   FeedRaw(encoded);
+}
+
+void Replication::FeedCommand(int db, std::span<const std::string_view> argv) {
+  std::string encoded;
+  AppendCommand(encoded, argv);
+  Feed(db, encoded);
 }
 
 void Replication::FeedRaw(std::string_view bytes) {

@@ -101,6 +101,8 @@ class Replication {
   bool feeding() const { return backlog_.active() && !is_replica(); }
   // A command already encoded as RESP, run in database `db`.
   void Feed(int db, std::string_view encoded);
+  // A command not recorded by propagation (PUBLISH): encoded, then fed.
+  void FeedCommand(int db, std::span<const std::string_view> argv);
   // Bytes as they are, no SELECT (the master's own pings and GETACKs, a replica's relay).
   void FeedRaw(std::string_view bytes);
 
@@ -120,6 +122,9 @@ class Replication {
   void ForgetSession(Session& session);
   // CONFIG SET repl-backlog-size.
   void ResizeBacklog() const;
+  // The role or replica-read-only changed: propagation, the keyspaces' lazy expiry and the
+  // log's role letter follow.
+  void UpdateFeeding();
 
   // ---- Role.
   bool is_replica() const { return link_ != nullptr; }
@@ -127,6 +132,8 @@ class Replication {
   const Session* master_session() const;
   // CLIENT KILL TYPE master: the link drops and is tried again.
   void DropMasterLink();
+  // DEBUG REPLICA-LINK DOWN|STALL|UP; false on a master.
+  bool HoldLink(std::string_view how);
   // A command from `session` may write: not a read-only replica's ordinary client.
   bool RefusesWrite(const Session& session) const;
   // A replica whose link is down with replica-serve-stale-data no (MASTERDOWN).
@@ -184,8 +191,6 @@ class Replication {
   std::int64_t MonotonicMs() const;
   std::size_t GoodReplicas() const;
   void StartLink(const std::string& host, int port);
-  // Tells propagation whether the stream is fed (feeding() changed).
-  void UpdateFeeding();
   void StopLink();
 
   ServerState& server_;

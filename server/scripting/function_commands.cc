@@ -35,6 +35,10 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
       ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
       return;
     }
+    if (ctx.server.replication.TooFewReplicas()) [[unlikely]] {
+      ctx.reply.Error("NOREPLICAS Not enough good replicas to write.");
+      return;
+    }
   }
   if (ctx.server.call.pre_command_oom && ctx.server.config.maxmemory > 0 &&
       (function->flags & (kFunctionAllowOom | kFunctionNoWrites)) == 0) {

@@ -32,6 +32,11 @@ enum class Source { kBody, kSha };
 }
 
 [[nodiscard]] bool ScriptRefusedByDiskError(CommandContext& ctx) {
+  // Redis's scriptPrepareForRun checks the replica first.
+  if (ctx.server.replication.RefusesWrite(ctx.session)) [[unlikely]] {
+    ctx.reply.Error("READONLY Can not run script with write flag on readonly replica");
+    return true;
+  }
   const int err = ctx.server.aof.write_error();
   if ((err == 0 && !ctx.server.snapshots.refuses_writes()) || ctx.server.loading) [[likely]] {
     return false;
@@ -101,6 +106,11 @@ void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
   }
   // Before the *_ro check, in Redis's scriptPrepareForRun order.
   if (script->has_shebang && !script->no_writes && ScriptRefusedByDiskError(ctx)) return;
+  if (script->has_shebang && !script->no_writes && !read_only &&
+      ctx.server.replication.TooFewReplicas()) [[unlikely]] {
+    ctx.reply.Error("NOREPLICAS Not enough good replicas to write.");
+    return;
+  }
   if (read_only && script->has_shebang && !script->no_writes) {
     ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
     return;

@@ -275,7 +275,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*40\r\n"
+            "*43\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -302,6 +302,10 @@ TEST_F(DebugTest, Help) {
             "+    Write <message> to the server log.\r\n"
             "+OBJECT <key>\r\n"
             "+    Show low-level info about the <key> and associated value.\r\n"
+            "+REPLICA-LINK DOWN|STALL|UP\r\n"
+            "+    On a replica: drop the link to the master and keep it down, or keep it open but "
+            "read\r\n"
+            "+    and acknowledge nothing (a replica that lags), until UP.\r\n"
             "+REPLY-DELAY <ms>\r\n"
             "+    Hold the reply of every command but DEBUG <ms> milliseconds. 0 clears.\r\n"
             "+SET-ACTIVE-EXPIRE <0|1>\r\n"
