@@ -163,7 +163,7 @@ void BlockingRegistry::Finish(Waiter* w, bool timed_out_reply, bool error_reply)
   if (timed_out_reply || error_reply) {
     protocol::ReplyWriter writer(&host->reply_buffer(), w->session->resp);
     if (error_reply) {
-      writer.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+      writer.Error(error_text_);
     } else {
       writer.NullArray();
     }
@@ -182,11 +182,23 @@ std::size_t BlockingRegistry::ExpireTimeouts(std::int64_t now_ms) {
   return n;
 }
 
-bool BlockingRegistry::Unblock(std::uint64_t id, bool with_error) {
+bool BlockingRegistry::Unblock(std::uint64_t id, bool with_error, std::string_view error) {
   const auto it = waiters_.find(id);
   if (it == waiters_.end()) return false;
+  error_text_ = error;
   Finish(it->second.get(), !with_error, with_error);
+  error_text_ = kUnblockedByCommand;
   return true;
+}
+
+void BlockingRegistry::DisconnectAll(std::string_view error) {
+  std::vector<std::uint64_t> ids;
+  ids.reserve(waiters_.size());
+  for (const auto& [id, waiter] : waiters_) {
+    waiter->session->close_after_reply = true;
+    ids.push_back(id);
+  }
+  for (const std::uint64_t id : ids) Unblock(id, true, error);
 }
 
 void BlockingRegistry::Remove(const Session& session) {

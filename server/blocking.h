@@ -97,7 +97,12 @@ class BlockingRegistry {
   std::int64_t next_deadline() const { return deadlines_.empty() ? 0 : deadlines_.begin()->first; }
   // CLIENT UNBLOCK: ends the wait of client `id` with the timeout reply, or with an error
   // (`with_error`). False if that client is not blocked.
-  bool Unblock(std::uint64_t id, bool with_error);
+  static constexpr std::string_view kUnblockedByCommand =
+      "UNBLOCKED client unblocked via CLIENT UNBLOCK";
+  // Ends every blocked client with `error` and closes each after its reply (REPLICAOF: Redis's
+  // disconnectAllBlockedClients).
+  void DisconnectAll(std::string_view error);
+  bool Unblock(std::uint64_t id, bool with_error, std::string_view error = kUnblockedByCommand);
   // Forgets a client that is going away (disconnect, DEBUG DROP-CLIENTS).
   void Remove(const Session& session);
 
@@ -139,6 +144,7 @@ class BlockingRegistry {
   std::vector<ReadySet> ready_sets_;  // by database: what ready_ holds, to signal once
   std::string_view retry_key_;
   bool retrying_ = false;
+  std::string_view error_text_ = kUnblockedByCommand;
   // Blocked XREADGROUPs, so a deleted key costs a walk of its waiters only when one may care
   // (Redis's blocked_clients_by_type[BLOCKED_STREAM]).
   std::size_t stream_group_waiters_ = 0;

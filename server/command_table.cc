@@ -215,6 +215,7 @@ constexpr CommandSpec kCommandTable[] = {
     {"replconf",      -1, kAdmin | kNoScript | kLoading | kStale | kAllowBusy, ReplconfCommand, 0, 0, 0, "@admin @slow @dangerous"},
     {"replicaof",      3, kAdmin | kNoScript | kStale | kNoAsyncLoading, ReplicaofCommand, 0, 0, 0, "@admin @slow @dangerous"},
     {"slaveof",        3, kAdmin | kNoScript | kStale | kNoAsyncLoading, ReplicaofCommand, 0, 0, 0, "@admin @slow @dangerous"},
+    {"failover",      -1, kAdmin | kNoScript | kStale,             FailoverCommand,    0, 0, 0, "@admin @slow @dangerous"},
     {"role",           1, kNoScript | kLoading | kStale | kFast,   RoleCommand,        0, 0, 0, "@admin @fast @dangerous"},
     // Pub/sub and MONITOR.
     {"subscribe",     -2, kPubSub | kNoScript | kLoading | kStale, SubscribeCommand,    0, 0, 0, "@pubsub @slow"},

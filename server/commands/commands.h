@@ -224,6 +224,7 @@ void SyncCommand(CommandContext& ctx);
 void ReplconfCommand(CommandContext& ctx);
 void ReplicaofCommand(CommandContext& ctx);
 void RoleCommand(CommandContext& ctx);
+void FailoverCommand(CommandContext& ctx);
 void CommandCommand(CommandContext& ctx);
 void DebugCommand(CommandContext& ctx);
 // debug_snapshot_commands.cc: DEBUG SNAPSHOT SAVE|LOAD|DROP|LIST

@@ -18,4 +18,8 @@ void ReplicaofCommand(CommandContext& ctx) {
 
 void RoleCommand(CommandContext& ctx) { ctx.server.replication.RoleCommand(ctx.reply); }
 
+void FailoverCommand(CommandContext& ctx) {
+  ctx.server.replication.FailoverCommand(ctx.args, ctx.reply);
+}
+
 }  // namespace warden::server

@@ -355,6 +355,7 @@ bool ReplicaLink::HandshakeLine(std::string_view line) {
     transfer_size_ = 0;
     eof_mark_.clear();
     payload_.clear();
+    replication_.FailoverAnswered(true);
     return true;
   }
   if (line.rfind("+CONTINUE", 0) == 0) {
@@ -371,8 +372,10 @@ bool ReplicaLink::HandshakeLine(std::string_view line) {
       log->Log(LogLevel::kNotice,
                "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
     }
+    replication_.FailoverAnswered(true);
     return true;
   }
+  if (replication_.failing_over()) replication_.FailoverAnswered(false);
   const std::string why = "Unexpected reply to PSYNC from master: " + std::string(line);
   Drop(why.c_str());
   return false;
@@ -388,7 +391,11 @@ void ReplicaLink::SendPsync() {
     return;
   }
   const std::string offset = std::to_string(offset_ + 1);
-  SendCommand({"PSYNC", cached_replid_, offset});
+  if (replication_.failing_over()) {
+    SendCommand({"PSYNC", cached_replid_, offset, "FAILOVER"});
+  } else {
+    SendCommand({"PSYNC", cached_replid_, offset});
+  }
   if (replication_.server().log != nullptr) {
     replication_.server().log->Log(LogLevel::kNotice,
                                    "Trying a partial resynchronization (request %s:%s).",

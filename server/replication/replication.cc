@@ -269,6 +269,7 @@ bool Replication::TooFewReplicas() const {
 // ---- The cron.
 
 void Replication::Cron() {
+  UpdateFailoverStatus();
   if (link_) link_->Cron();
   const std::int64_t now = MonotonicMs();
   if (sync_) sync_->Cron();
@@ -318,6 +319,7 @@ void Replication::Cron() {
 }
 
 void Replication::BeforeSleep() {
+  if (failover_ != FailoverState::kNone) UpdateFailoverStatus();
   if (!getack_due_) return;
   getack_due_ = false;
   if (is_replica() || server_.pause.active()) return;

@@ -114,6 +114,10 @@ class Replication {
   void ReplicaofCommand(Session& session, std::span<const std::string_view> args,
                         protocol::ReplyWriter& reply);
   void RoleCommand(protocol::ReplyWriter& reply) const;
+  void FailoverCommand(std::span<const std::string_view> args, protocol::ReplyWriter& reply);
+  // The old master's PSYNC ... FAILOVER was answered: done, or refused (handled by the cron,
+  // outside the link).
+  void FailoverAnswered(bool accepted);
   void WaitCommand(Session& session, std::int64_t replicas, std::int64_t timeout_ms,
                    protocol::ReplyWriter& reply);
   // INFO replication's lines.
@@ -128,6 +132,8 @@ class Replication {
 
   // ---- Role.
   bool is_replica() const { return link_ != nullptr; }
+  // The old master of a FAILOVER under way appends FAILOVER to its PSYNC.
+  bool failing_over() const { return failover_ == FailoverState::kInProgress; }
   // The master's client on a replica (CLIENT LIST shows it), or null.
   const Session* master_session() const;
   // CLIENT KILL TYPE master: the link drops and is tried again.
@@ -191,6 +197,15 @@ class Replication {
   std::int64_t MonotonicMs() const;
   std::size_t GoodReplicas() const;
   void StartLink(const std::string& host, int port);
+  void PromoteToMaster();
+  void BecomeReplicaOf(const std::string& host, int port);
+  // REPLICAOF on a server with clients blocked on keys: they end with UNBLOCKED and are closed
+  // (Redis's disconnectAllBlockedClients).
+  void DisconnectBlockedClients();
+  ReplicaPeer* FindPeer(std::string_view host, std::int64_t port);
+  void UpdateFailoverStatus();
+  void AbortFailover(const char* why);
+  void ClearFailover();
   void StopLink();
 
   ServerState& server_;
@@ -210,6 +225,13 @@ class Replication {
   std::int64_t no_replicas_since_ms_ = 0;
   std::unique_ptr<ReplicaLink> link_;
   std::string scratch_;
+  enum class FailoverState { kNone, kWaitForSync, kInProgress };
+  FailoverState failover_ = FailoverState::kNone;
+  std::string failover_host_;
+  int failover_port_ = 0;
+  std::int64_t failover_end_ms_ = 0;  // monotonic; 0: none
+  bool failover_force_ = false;
+  bool failover_rejected_ = false;
   std::uint64_t sync_full_ = 0;
   std::uint64_t sync_partial_ok_ = 0;
   std::uint64_t sync_partial_err_ = 0;

@@ -209,11 +209,27 @@ void Replication::SyncCommand(Session& session, std::span<const std::string_view
   if (session.monitoring()) return;
   const bool psync = Is(args[0], "psync");
   if (psync && args.size() > 3 && Is(args[3], "failover")) {
+    if (server_.log != nullptr) {
+      server_.log->Log(LogLevel::kWarning, "Failover request received for replid %.*s.",
+                       static_cast<int>(args[1].size()), args[1].data());
+    }
     if (!is_replica()) {
       reply.Error("ERR PSYNC FAILOVER can't be sent to a master.");
       return;
     }
-    reply.Error("ERR PSYNC FAILOVER replid must match my replid.");
+    if (args[1] != replid_) {
+      reply.Error("ERR PSYNC FAILOVER replid must match my replid.");
+      return;
+    }
+    PromoteToMaster();
+    if (server_.log != nullptr) {
+      server_.log->Log(LogLevel::kNotice,
+                       "MASTER MODE enabled (failover request from 'id=%llu addr=%s')",
+                       static_cast<unsigned long long>(session.id), session.addr.c_str());
+    }
+  }
+  if (failover_ != FailoverState::kNone) {
+    reply.Error("NOMASTERLINK Can't SYNC while failing over");
     return;
   }
   if (is_replica() && !link_->up()) {
@@ -323,19 +339,41 @@ void Replication::StartLink(const std::string& host, int port) {
   UpdateFeeding();
 }
 
+void Replication::PromoteToMaster() {
+  // Redis's replicationUnsetMaster: the data stays; the history so far stays valid as replid2,
+  // so the other replicas of the old master can continue partially with this one.
+  link_.reset();
+  server_.config.repl.master_host.clear();
+  server_.config.repl.master_port = 0;
+  if (!backlog_.active()) CreateBacklog();
+  ShiftReplid();
+  DisconnectReplicas();
+  stream_db_ = -1;
+  UpdateFeeding();
+}
+
+void Replication::BecomeReplicaOf(const std::string& host, int port) {
+  // A former master offers its own history: the new master continues it if it can.
+  const std::string cached_id = replid_;
+  const std::int64_t cached_offset = master_repl_offset_;
+  link_.reset();
+  server_.config.repl.master_host = host;
+  server_.config.repl.master_port = port;
+  StartLink(host, port);
+  link_->CacheMaster(cached_id, cached_offset);
+  DisconnectBlockedClients();
+}
+
 void Replication::ReplicaofCommand(Session& session, std::span<const std::string_view> args,
                                    protocol::ReplyWriter& reply) {
   Logger* log = server_.log;
+  if (failover_ != FailoverState::kNone) {
+    reply.Error("ERR REPLICAOF not allowed while failing over.");
+    return;
+  }
   if (Is(args[1], "no") && Is(args[2], "one")) {
     if (is_replica()) {
-      link_.reset();
-      server_.config.repl.master_host.clear();
-      server_.config.repl.master_port = 0;
-      if (!backlog_.active()) CreateBacklog();
-      ShiftReplid();
-      DisconnectReplicas();
-      stream_db_ = -1;
-      UpdateFeeding();
+      PromoteToMaster();
       if (log != nullptr) {
         log->Log(LogLevel::kNotice, "MASTER MODE enabled (user request from 'id=%llu addr=%s')",
                  static_cast<unsigned long long>(session.id), session.addr.c_str());
@@ -363,14 +401,7 @@ void Replication::ReplicaofCommand(Session& session, std::span<const std::string
     reply.Raw("+OK Already connected to specified master\r\n");
     return;
   }
-  // A former master offers its own history: the new master continues it if it can.
-  const std::string cached_id = replid_;
-  const std::int64_t cached_offset = master_repl_offset_;
-  link_.reset();
-  server_.config.repl.master_host = host;
-  server_.config.repl.master_port = static_cast<int>(port);
-  StartLink(host, static_cast<int>(port));
-  link_->CacheMaster(cached_id, cached_offset);
+  BecomeReplicaOf(host, static_cast<int>(port));
   if (log != nullptr) {
     log->Log(LogLevel::kNotice, "REPLICAOF %s:%d enabled (user request from 'id=%llu addr=%s')",
              host.c_str(), static_cast<int>(port), static_cast<unsigned long long>(session.id),
@@ -527,7 +558,10 @@ void Replication::AppendInfo(std::string& out) const {
     Line(out, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%ld", id++, PeerIp(*peer).c_str(),
          peer->listening_port, state, static_cast<long long>(peer->ack_offset), lag);
   }
-  Line(out, "master_failover_state:no-failover");
+  Line(out, "master_failover_state:%s",
+       failover_ == FailoverState::kNone          ? "no-failover"
+       : failover_ == FailoverState::kWaitForSync ? "waiting-for-sync"
+                                                  : "failover-in-progress");
   Line(out, "master_replid:%s", replid_.c_str());
   Line(out, "master_replid2:%s", replid2_.c_str());
   Line(out, "master_repl_offset:%lld", static_cast<long long>(master_repl_offset_));
