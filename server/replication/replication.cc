@@ -1,5 +1,7 @@
 #include "server/replication/replication.h"
 
+#include <uv.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -32,6 +34,11 @@ void Replication::Attach(uv_loop_s* loop, ConnectionRegistry* connections) {
 void Replication::Detach() {
   link_.reset();
   sync_.reset();
+  if (wait_timer_ != nullptr) {
+    uv_close(reinterpret_cast<uv_handle_t*>(wait_timer_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    wait_timer_ = nullptr;
+  }
   loop_ = nullptr;
   UpdateFeeding();
 }
@@ -55,6 +62,27 @@ void Replication::DropMasterLink() {
   if (link_) link_->Kill();
 }
 
+void Replication::ArmWaitTimer() {
+  if (loop_ == nullptr) return;
+  std::int64_t next = 0;
+  for (const WaitingClient& w : waiting_) {
+    if (w.deadline_ms > 0 && (next == 0 || w.deadline_ms < next)) next = w.deadline_ms;
+  }
+  if (wait_timer_ == nullptr) {
+    wait_timer_ = new uv_timer_t;
+    uv_timer_init(loop_, wait_timer_);
+    wait_timer_->data = this;
+  }
+  if (next == 0) {
+    uv_timer_stop(wait_timer_);
+    return;
+  }
+  const std::int64_t delay = std::max<std::int64_t>(next - MonotonicMs(), 0);
+  uv_timer_start(
+      wait_timer_, [](uv_timer_t* t) { static_cast<Replication*>(t->data)->ServeWaiters(); },
+      static_cast<std::uint64_t>(delay), 0);
+}
+
 std::int64_t Replication::MonotonicMs() const { return server_.clock.MonotonicUs() / 1000; }
 
 void Replication::SetNewReplid() {
@@ -73,6 +101,7 @@ void Replication::ShiftReplid() {
 void Replication::CreateBacklog() {
   backlog_.Create(static_cast<std::size_t>(server_.config.repl.backlog_size),
                   master_repl_offset_ + 1);
+  no_replicas_since_ms_ = MonotonicMs();
   UpdateFeeding();
 }
 
@@ -273,7 +302,8 @@ void Replication::Cron() {
   if (link_) link_->Cron();
   const std::int64_t now = MonotonicMs();
   if (sync_) sync_->Cron();
-  if (!sync_) StartSyncIfDue();
+  // A finished job makes way for the replicas that asked while it ran.
+  StartSyncIfDue();
   const ReplicationConfig& c = server_.config.repl;
   std::vector<ReplicaPeer*> timed_out;
   for (const auto& peer : replicas_) {

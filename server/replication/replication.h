@@ -28,6 +28,7 @@
 #include "server/replication/backlog.h"
 
 struct uv_loop_s;
+struct uv_timer_s;
 
 namespace warden::protocol {
 class ReplyWriter;
@@ -193,6 +194,8 @@ class Replication {
   void CloseReplica(ReplicaPeer& peer);
   void SendToReplica(ReplicaPeer& peer, std::string_view bytes);
   void ServeWaiters();
+  // The timer that ends the next WAIT whose timeout runs out first (null without a loop).
+  void ArmWaitTimer();
   void SendGetack();
   std::int64_t MonotonicMs() const;
   std::size_t GoodReplicas() const;
@@ -220,6 +223,7 @@ class Replication {
   std::vector<std::unique_ptr<ReplicaPeer>> replicas_;
   std::unique_ptr<SyncJob> sync_;
   std::vector<WaitingClient> waiting_;
+  uv_timer_s* wait_timer_ = nullptr;
   bool getack_due_ = false;
   std::int64_t last_ping_ms_ = 0;
   std::int64_t no_replicas_since_ms_ = 0;

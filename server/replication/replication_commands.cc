@@ -349,6 +349,8 @@ void Replication::PromoteToMaster() {
   ShiftReplid();
   DisconnectReplicas();
   stream_db_ = -1;
+  // repl-backlog-ttl counts from the promotion (Redis's replicationUnsetMaster).
+  no_replicas_since_ms_ = MonotonicMs();
   UpdateFeeding();
 }
 
@@ -478,6 +480,7 @@ void Replication::WaitCommand(Session& session, std::int64_t replicas, std::int6
   waiting_.push_back({&session, offset, replicas, deadline});
   session.blocked = true;
   getack_due_ = true;
+  if (deadline > 0) ArmWaitTimer();
 }
 
 void Replication::ServeWaiters() {
@@ -497,6 +500,7 @@ void Replication::ServeWaiters() {
     }
   }
   waiting_.swap(still);
+  if (!done.empty()) ArmWaitTimer();
   for (const auto& [session, acked] : done) {
     BlockedClientHost* host = session->host;
     protocol::ReplyWriter writer(&host->reply_buffer(), session->resp);

@@ -95,13 +95,24 @@ std::unique_ptr<SyncJob> SyncJob::Start(Replication& repl, bool to_socket,
   return job;
 }
 
-SyncJob::~SyncJob() {
+void SyncJob::CloseSource() {
+  // The poll handle first: closing it takes its descriptor out of epoll, which must not happen
+  // once the number is closed and perhaps given to a new connection.
   if (poll_ != nullptr) {
     uv_poll_stop(poll_);
     uv_close(reinterpret_cast<uv_handle_t*>(poll_),
              [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+    poll_ = nullptr;
+    polling_ = false;
   }
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+SyncJob::~SyncJob() {
+  CloseSource();
   if (pid_ > 0) {
     kill(pid_, SIGUSR1);
     int status = 0;
@@ -185,14 +196,7 @@ void SyncJob::Pump() {
 void SyncJob::DataEnded() {
   data_done_ = true;
   if (to_socket_) SendToTargets(mark_);
-  if (fd_ >= 0) {
-    close(fd_);
-    fd_ = -1;
-  }
-  if (poll_ != nullptr) {
-    uv_poll_stop(poll_);
-    polling_ = false;
-  }
+  CloseSource();
   if (child_done_) Finish();
 }
 
@@ -238,6 +242,7 @@ void SyncJob::ChildExited(bool ok) {
 }
 
 void SyncJob::Fail(const char* why) {
+  CloseSource();
   ServerState& server = repl_.server_;
   if (server.log != nullptr) {
     server.log->Log(LogLevel::kWarning, "SYNC failed. BGSAVE child returned an error: %s", why);

@@ -48,6 +48,8 @@ class SyncJob {
   void DataEnded();
   void Fail(const char* why);
   void Finish();
+  // Stops watching and closes the pipe or file.
+  void CloseSource();
 
   Replication& repl_;
   bool to_socket_;
