@@ -159,8 +159,10 @@ void ReplicaLink::Drop(const char* why) {
   }
   if (state_ == State::kConnected) {
     down_since_ms_ = server.clock.NowMs();
-    // Redis caches the master: the next connect asks to continue from here.
+    // Redis caches the master: the next connect asks to continue from here, at once rather
+    // than a second later, before the backlog moves on.
     cached_replid_ = replication_.replid();
+    last_attempt_mono_ms_ = -1000000;
   }
   // A transaction the master had begun is not finished now.
   ForgetSession(server, session_);
@@ -548,6 +550,9 @@ void ReplicaLink::Cron() {
   if (hold_ != Hold::kNone) return;
   switch (state_) {
     case State::kConnect:
+      // Once a second, as Redis's replicationCron tries.
+      if (server.clock.MonotonicUs() / 1000 - last_attempt_mono_ms_ < 1000) return;
+      last_attempt_mono_ms_ = server.clock.MonotonicUs() / 1000;
       Connect();
       return;
     case State::kConnecting:

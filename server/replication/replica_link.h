@@ -115,6 +115,7 @@ class ReplicaLink {
   std::int64_t last_io_ms_ = 0;      // warden's clock, so a test can move past repl-timeout
   std::int64_t down_since_ms_ = -1;  // warden's clock; -1: never up
   std::int64_t last_ack_mono_ms_ = 0;
+  std::int64_t last_attempt_mono_ms_ = -1000000;
   std::int64_t connect_started_ms_ = 0;
 };
 

@@ -73,6 +73,7 @@ std::unique_ptr<SyncJob> SyncJob::Start(Replication& repl, bool to_socket,
   server.stats.latest_fork_usec = server.clock.MonotonicUs() - fork_start_us;
   ++server.stats.total_forks;
   job->pid_ = pid;
+  job->last_progress_ms_ = repl.MonotonicMs();
   if (server.log != nullptr) {
     server.log->Log(LogLevel::kNotice, "Background RDB transfer started by pid %d to %s",
                     static_cast<int>(pid), to_socket ? "replicas sockets" : "disk");
@@ -166,6 +167,7 @@ void SyncJob::Pump() {
     if (n > 0) {
       SendToTargets(std::string_view(buffer_.data(), static_cast<std::size_t>(n)));
       sent_ += static_cast<std::uint64_t>(n);
+      last_progress_ms_ = repl_.MonotonicMs();
       if (!to_socket_ && sent_ >= size_) {
         DataEnded();
         return;
@@ -209,6 +211,27 @@ void SyncJob::Cron() {
     }
   }
   if (!done_) Pump();
+  // A diskless target that takes nothing for repl-timeout holds the child back for everyone:
+  // it goes (Redis's "Disconnecting timedout replica (full sync)").
+  if (!done_ && to_socket_ && last_progress_ms_ > 0 &&
+      repl_.MonotonicMs() - last_progress_ms_ > repl_.server_.config.repl.timeout_s * 1000) {
+    std::vector<ReplicaPeer*> stuck;
+    for (ReplicaPeer* peer : targets_) {
+      if (peer->session->host != nullptr &&
+          peer->session->host->pending_output_bytes() > kTargetRoom) {
+        stuck.push_back(peer);
+      }
+    }
+    for (ReplicaPeer* peer : stuck) {
+      if (repl_.server_.log != nullptr) {
+        repl_.server_.log->Log(LogLevel::kWarning, "Disconnecting timedout replica (full sync): %s",
+                               peer->session->addr.c_str());
+      }
+      Forget(peer);
+      repl_.CloseReplica(*peer);
+    }
+    last_progress_ms_ = repl_.MonotonicMs();
+  }
 }
 
 void SyncJob::ChildExited(bool ok) {

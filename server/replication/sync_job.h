@@ -61,6 +61,7 @@ class SyncJob {
   std::string mark_;
   std::uint64_t size_ = 0;
   std::uint64_t sent_ = 0;
+  std::int64_t last_progress_ms_ = 0;  // monotonic: when payload last moved
   bool child_done_ = false;
   bool data_done_ = false;
   bool done_ = false;
