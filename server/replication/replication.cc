@@ -256,7 +256,7 @@ void Replication::CloseReplica(ReplicaPeer& peer) {
 
 void Replication::ReplicaOnline(ReplicaPeer& peer) {
   peer.phase = ReplicaPeer::Phase::kOnline;
-  peer.ack_time_ms = MonotonicMs();
+  peer.ack_time_ms = server_.clock.NowMs();
   if (server_.log != nullptr) {
     server_.log->Log(LogLevel::kNotice, "Synchronization with replica %s succeeded",
                      peer.session->addr.c_str());
@@ -278,7 +278,7 @@ bool Replication::RefusesStale(const Session& session) const {
 }
 
 std::size_t Replication::GoodReplicas() const {
-  const std::int64_t now = MonotonicMs();
+  const std::int64_t now = server_.clock.NowMs();
   std::size_t good = 0;
   for (const auto& peer : replicas_) {
     if (peer->phase == ReplicaPeer::Phase::kOnline &&
@@ -309,13 +309,13 @@ void Replication::Cron() {
   for (const auto& peer : replicas_) {
     if (peer->phase == ReplicaPeer::Phase::kWaitStart) {
       // Redis's keepalive while a replica waits for its snapshot to start.
-      if (now - peer->wait_since_ms >= 1000 && peer->session->host != nullptr) {
+      if (now - peer->last_newline_ms >= 1000 && peer->session->host != nullptr) {
         SendToReplica(*peer, "\n");
-        peer->wait_since_ms += 1000;
+        peer->last_newline_ms = now;
       }
     }
     if (peer->phase == ReplicaPeer::Phase::kOnline && !peer->rdb_only && peer->psync &&
-        now - peer->ack_time_ms > c.timeout_s * 1000) {
+        server_.clock.NowMs() - peer->ack_time_ms > c.timeout_s * 1000) {
       timed_out.push_back(peer.get());
     }
   }

@@ -69,9 +69,11 @@ struct ReplicaPeer {
   // repl_start_cmd_stream_on_ack).
   bool stream_on_ack = false;
   std::int64_t ack_offset = 0;
-  std::int64_t ack_time_ms = 0;    // monotonic
-  std::int64_t wait_since_ms = 0;  // monotonic, for repl-diskless-sync-delay
-  std::int64_t sync_offset = 0;    // master_repl_offset the snapshot was taken at
+  // Warden's clock, as Redis's unixtime: a test that moves it passes repl-timeout.
+  std::int64_t ack_time_ms = 0;
+  std::int64_t wait_since_ms = 0;    // monotonic, for repl-diskless-sync-delay
+  std::int64_t last_newline_ms = 0;  // monotonic: the keepalive while waiting
+  std::int64_t sync_offset = 0;      // master_repl_offset the snapshot was taken at
   std::string pending;
   bool closing = false;
 };

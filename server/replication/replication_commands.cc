@@ -102,7 +102,7 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
       std::int64_t offset = 0;
       if (!ParseInt(value, offset)) return;
       if (offset > peer->ack_offset) peer->ack_offset = offset;
-      peer->ack_time_ms = MonotonicMs();
+      peer->ack_time_ms = server_.clock.NowMs();
       if (sync_) sync_->Cron();
       if (peer->stream_on_ack && peer->phase == ReplicaPeer::Phase::kOnline) {
         peer->stream_on_ack = false;
@@ -182,7 +182,7 @@ bool Replication::TryPartialResync(ReplicaPeer& peer, std::string_view id,
     return false;
   }
   peer.phase = ReplicaPeer::Phase::kOnline;
-  peer.ack_time_ms = MonotonicMs();
+  peer.ack_time_ms = server_.clock.NowMs();
   peer.session->is_replica = true;
   if (peer.capa_psync2) {
     reply.Raw("+CONTINUE " + replid_ + "\r\n");
@@ -266,6 +266,7 @@ void Replication::SyncCommand(Session& session, std::span<const std::string_view
   session.is_replica = true;
   peer->phase = ReplicaPeer::Phase::kWaitStart;
   peer->wait_since_ms = MonotonicMs();
+  peer->last_newline_ms = peer->wait_since_ms;
   if (!backlog_.active() && !is_replica()) {
     SetNewReplid();
     replid2_.assign(40, '0');
@@ -552,7 +553,7 @@ void Replication::AppendInfo(std::string& out) const {
     Line(out, "min_slaves_good_slaves:%zu", GoodReplicas());
   }
   int id = 0;
-  const std::int64_t now = MonotonicMs();
+  const std::int64_t now = server_.clock.NowMs();
   for (const auto& peer : replicas_) {
     const char* state = PhaseName(peer->phase);
     if (state[0] == '\0') continue;
