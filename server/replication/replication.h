@@ -68,6 +68,7 @@ struct ReplicaPeer {
   // An EOF-marked payload was sent: the stream starts at the first ACK (Redis's
   // repl_start_cmd_stream_on_ack).
   bool stream_on_ack = false;
+  bool acked_payload = false;  // that ACK came before the job was seen to finish
   std::int64_t ack_offset = 0;
   // Warden's clock, as Redis's unixtime: a test that moves it passes repl-timeout.
   std::int64_t ack_time_ms = 0;

@@ -104,6 +104,8 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
       if (offset > peer->ack_offset) peer->ack_offset = offset;
       peer->ack_time_ms = server_.clock.NowMs();
       if (sync_) sync_->Cron();
+      // Its payload loaded before the child was seen to end: the stream starts at Finish.
+      if (peer->phase == ReplicaPeer::Phase::kWaitEnd) peer->acked_payload = true;
       if (peer->stream_on_ack && peer->phase == ReplicaPeer::Phase::kOnline) {
         peer->stream_on_ack = false;
         if (!peer->pending.empty()) SendToReplica(*peer, peer->pending);

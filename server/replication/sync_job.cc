@@ -289,7 +289,7 @@ void SyncJob::Finish() {
     }
     // An EOF-marked payload: the stream starts at the replica's first ACK, which says the
     // payload was loaded (Redis's repl_start_cmd_stream_on_ack).
-    peer->stream_on_ack = to_socket_;
+    peer->stream_on_ack = to_socket_ && !peer->acked_payload;
     repl_.ReplicaOnline(*peer);
   }
 }
