@@ -151,6 +151,12 @@ class Replication {
   // min-replicas-to-write not met (NOREPLICAS).
   bool TooFewReplicas() const;
   std::int64_t master_repl_offset() const { return master_repl_offset_; }
+  // The stream from `offset` as the backlog holds it; false if it does not (tests).
+  bool CopyStream(std::int64_t offset, std::string& out) const {
+    if (!backlog_.Covers(offset)) return false;
+    backlog_.CopyFrom(offset, out);
+    return true;
+  }
   const std::string& replid() const { return replid_; }
   std::size_t replica_count() const { return replicas_.size(); }
   // For RDB aux fields: whether a replication id and offset should be written (Redis's

@@ -1,0 +1,116 @@
+// Replication's command layer without sockets: ROLE, WAIT, REPLCONF and INFO replication on a
+// lone master, and the stream the propagation feeds once there is a backlog (Redis 7.0's
+// bytes: SELECT when the database changes, relative deadlines as absolute ones, a script's
+// effects wrapped in MULTI/EXEC, PUBLISH), counted into master_repl_offset.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "server/persistence/aof.h"
+#include "tests/server/command_fixture.h"
+
+namespace warden::server {
+namespace {
+
+std::string Encode(std::vector<std::string_view> argv) {
+  std::string out;
+  AppendCommand(out, argv);
+  return out;
+}
+
+class ReplicationCommandsTest : public CommandTest {
+ protected:
+  // The stream since the backlog was made at offset 100, as a replica would have it.
+  std::string Stream() {
+    std::string out;
+    EXPECT_TRUE(state_.replication.CopyStream(101, out));
+    return out;
+  }
+  void StartFeeding() { state_.replication.AdoptMasterStream(std::string(40, 'a'), 100); }
+};
+
+TEST_F(ReplicationCommandsTest, ALoneMasterHasNoReplicasToWaitFor) {
+  EXPECT_EQ(Run({"ROLE"}), "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n");
+  EXPECT_EQ(Run({"WAIT", "0", "0"}), ":0\r\n");
+  EXPECT_EQ(Run({"WAIT", "1", "100"}), ":0\r\n");  // no loop here: it cannot block
+  EXPECT_EQ(Run({"REPLCONF", "listening-port"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"REPLCONF", "listening-port", "6380", "capa", "eof"}), "+OK\r\n");
+  EXPECT_EQ(Run({"REPLCONF", "nope", "1"}), "-ERR Unrecognized REPLCONF option: nope\r\n");
+  EXPECT_EQ(Run({"REPLCONF", "rdb-only", "2"}),
+            "-ERR value is out of range, value must between 0 and 1\r\n");
+  EXPECT_EQ(Run({"REPLICAOF", "localhost", "65536"}), "-ERR Invalid master port\r\n");
+  EXPECT_EQ(Run({"REPLICAOF", "NO", "ONE"}), "+OK\r\n");
+  EXPECT_EQ(Run({"FAILOVER"}), "-ERR FAILOVER requires connected replicas.\r\n");
+}
+
+TEST_F(ReplicationCommandsTest, InfoReplicationOfALoneMaster) {
+  std::string info = Run({"INFO", "replication"});
+  const std::string id = state_.replication.replid();
+  ASSERT_EQ(id.size(), 40u);
+  const std::string text =
+      "# Replication\r\n"
+      "role:master\r\n"
+      "connected_slaves:0\r\n"
+      "master_failover_state:no-failover\r\n"
+      "master_replid:" +
+      id +
+      "\r\n"
+      "master_replid2:0000000000000000000000000000000000000000\r\n"
+      "master_repl_offset:0\r\n"
+      "second_repl_offset:-1\r\n"
+      "repl_backlog_active:0\r\n"
+      "repl_backlog_size:1048576\r\n"
+      "repl_backlog_first_byte_offset:0\r\n"
+      "repl_backlog_histlen:0\r\n";
+  EXPECT_EQ(info, "$" + std::to_string(text.size()) + "\r\n" + text + "\r\n");
+  Run({"CONFIG", "SET", "min-replicas-to-write", "1"});
+  EXPECT_NE(Run({"INFO", "replication"}).find("\r\nmin_slaves_good_slaves:0\r\n"),
+            std::string::npos);
+  EXPECT_EQ(Run({"SET", "k", "v"}), "-NOREPLICAS Not enough good replicas to write.\r\n");
+}
+
+TEST_F(ReplicationCommandsTest, NothingIsFedWithoutABacklog) {
+  EXPECT_FALSE(state_.propagation.active());
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(state_.replication.master_repl_offset(), 0);
+}
+
+TEST_F(ReplicationCommandsTest, TheStreamIsWhatRedisPropagates) {
+  StartFeeding();
+  EXPECT_TRUE(state_.propagation.active());
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");  // reads are not fed
+  EXPECT_EQ(Run({"SET", "lease", "t", "PX", "30000"}), "+OK\r\n");
+  const std::string deadline = std::to_string(now_ms() + 30000);
+  EXPECT_EQ(
+      Run({"EVAL", "redis.call('incr', KEYS[1]); return redis.call('incr', KEYS[1])", "1", "n"}),
+      ":2\r\n");
+  EXPECT_EQ(Run({"SELECT", "3"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PUBLISH", "ch", "hello"}), ":0\r\n");
+  const std::string want = Encode({"SELECT", "0"}) + Encode({"SET", "k", "v"}) +
+                           Encode({"SET", "lease", "t", "PXAT", deadline}) + Encode({"MULTI"}) +
+                           Encode({"incr", "n"}) + Encode({"incr", "n"}) + Encode({"EXEC"}) +
+                           Encode({"SELECT", "3"}) + Encode({"PUBLISH", "ch", "hello"});
+  EXPECT_EQ(Stream(), want);
+  EXPECT_EQ(state_.replication.master_repl_offset(), 100 + static_cast<std::int64_t>(want.size()));
+  const std::string info = Run({"INFO", "replication"});
+  EXPECT_NE(info.find("\r\nmaster_repl_offset:" + std::to_string(100 + want.size()) + "\r\n"),
+            std::string::npos);
+  EXPECT_NE(info.find("\r\nrepl_backlog_first_byte_offset:101\r\n"), std::string::npos);
+  EXPECT_NE(info.find("\r\nrepl_backlog_histlen:" + std::to_string(want.size()) + "\r\n"),
+            std::string::npos);
+}
+
+TEST_F(ReplicationCommandsTest, AKeyExpiredOnTheMasterIsFedAsADel) {
+  StartFeeding();
+  EXPECT_EQ(Run({"SET", "k", "v", "PX", "10"}), "+OK\r\n");
+  clock_.AdvanceMs(20);
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  const std::string deadline = std::to_string(now_ms() - 10);
+  EXPECT_EQ(Stream(), Encode({"SELECT", "0"}) + Encode({"SET", "k", "v", "PXAT", deadline}) +
+                          Encode({"DEL", "k"}));
+}
+
+}  // namespace
+}  // namespace warden::server
