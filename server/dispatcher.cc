@@ -183,6 +183,7 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   --server.call.depth;
   if (server.propagation.active()) [[unlikely]] {
     Propagate(server, spec, db, args, changes);
+    session.repl_offset = server.replication.master_repl_offset();
   }
   const std::int64_t end_us = server.clock.RealUs();
   // A clock stepped back during the command counts as no time, not as negative time.

@@ -35,6 +35,8 @@ struct Session {
   // The master's stream on a replica (Redis's CLIENT_MASTER): its writes pass read-only, its
   // replies go nowhere, and it sees keys past their deadline until the master deletes them.
   bool is_master = false;
+  // master_repl_offset after its last command (Redis's woff): what WAIT waits for.
+  std::int64_t repl_offset = 0;
   // Set once the client spoke REPLCONF, SYNC or PSYNC (replication.h).
   ReplicaPeer* replica = nullptr;
   // It sent SYNC or PSYNC: a replica (Redis's CLIENT_SLAVE; CLIENT LIST's flag S).

@@ -92,6 +92,22 @@ void PropagatePop(CommandContext& ctx, std::string_view command, std::string_vie
   ctx.server.propagation.Replace({command, key, n});
 }
 
+// BLMOVE and BRPOPLPUSH are written as LMOVE and RPOPLPUSH: with the client's words when served
+// at once, with Redis's lower-case sides when served after waiting (serveClientBlockedOnList).
+void PropagateMove(CommandContext& ctx, ListEnd from, ListEnd to) {
+  if (!ctx.server.propagation.active()) return;
+  if (ctx.spec.handler == BrpoplpushCommand) {
+    ctx.server.propagation.Replace({"RPOPLPUSH", ctx.arg(1), ctx.arg(2)});
+    return;
+  }
+  const bool served_later = ctx.server.blocking.retrying();
+  const auto side = [&](ListEnd end, std::size_t arg) -> std::string_view {
+    if (!served_later) return ctx.arg(arg);
+    return end == ListEnd::kHead ? "left" : "right";
+  };
+  ctx.server.propagation.Replace({"LMOVE", ctx.arg(1), ctx.arg(2), side(from, 3), side(to, 4)});
+}
+
 // What every blocking pop opens with: serve from the first of `keys` that has data (`serve`
 // gets the key and its entry), answer a key of another type, or wait on all of them.
 template <typename Serve>
@@ -130,6 +146,7 @@ void BlockingMove(CommandContext& ctx, ListEnd from, ListEnd to, std::string_vie
                 Entry* dst = nullptr;
                 if (!LookupTyped(ctx, ctx.arg(2), ValueType::kList, dst)) return;
                 MoveReply(ctx, ctx.arg(1), src, ctx.arg(2), from, to);
+                PropagateMove(ctx, from, to);
               });
 }
 
@@ -157,9 +174,10 @@ void BlmpopCommand(CommandContext& ctx) {
   if (!ParseMpopArgs(ctx, 2, args)) return;
   ServeOrWait(ctx, args.keys, ValueType::kList, deadline, false,
               [&](std::string_view key, Entry* list) {
+                const std::size_t popped = std::min(args.count, storage::ListLength(*list));
                 PopWithKeyReply(ctx, key, list, args.end, args.count);
                 PropagatePop(ctx, args.end == ListEnd::kHead ? "LPOP" : "RPOP", key,
-                             static_cast<std::int64_t>(args.count));
+                             static_cast<std::int64_t>(popped));
               });
 }
 
@@ -189,8 +207,10 @@ void BzmpopCommand(CommandContext& ctx) {
   if (!ParseZmpopArgs(ctx, 2, args)) return;
   const auto keys = ctx.args.subspan(args.first_key, args.numkeys);
   ServeOrWait(ctx, keys, ValueType::kZset, deadline, false, [&](std::string_view key, Entry* zset) {
+    const std::size_t popped =
+        std::min(static_cast<std::size_t>(args.count), storage::ZsetSize(*zset));
     ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
-    PropagatePop(ctx, args.max ? "ZPOPMAX" : "ZPOPMIN", key, static_cast<std::int64_t>(args.count));
+    PropagatePop(ctx, args.max ? "ZPOPMAX" : "ZPOPMIN", key, static_cast<std::int64_t>(popped));
   });
 }
 

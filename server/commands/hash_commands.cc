@@ -268,6 +268,10 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   if (hash == nullptr) NotifyNew(ctx, ctx.arg(1));
   storage::HashSet(ctx.keyspace(), hash, ctx.arg(1), ctx.arg(2), text, ctx.limits());
   Notify(ctx, notify::kHash, "hincrbyfloat", ctx.arg(1));
+  // As Redis: written as the value it set (HSET key field value).
+  if (ctx.server.propagation.active()) {
+    ctx.server.propagation.Replace({"HSET", ctx.arg(1), ctx.arg(2), text});
+  }
   ctx.reply.Bulk(text);
 }
 

@@ -428,7 +428,13 @@ void LmpopCommand(CommandContext& ctx) {
     Entry* list = nullptr;
     if (!LookupList(ctx, key, list)) return;
     if (list != nullptr) {
+      // Written as the plain pop of what it took (Redis's listPopRangeAndReplyWithKey).
+      const std::size_t popped = std::min(args.count, storage::ListLength(*list));
       PopWithKeyReply(ctx, key, list, args.end, args.count);
+      if (ctx.server.propagation.active()) {
+        const std::string n = std::to_string(popped);
+        ctx.server.propagation.Replace({args.end == ListEnd::kHead ? "LPOP" : "RPOP", key, n});
+      }
       return;
     }
   }

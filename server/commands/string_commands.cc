@@ -150,6 +150,14 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   if (sets_deadline && options.expiry != SetExpiry::kPxat && ctx.server.propagation.active())
       [[unlikely]] {
     ctx.server.propagation.ReplaceSet(key, value, deadline_ms);
+  } else if (options.get && !sets_deadline && ctx.server.propagation.active()) [[unlikely]] {
+    // Redis's setCommand writes SET ... GET without its GETs (only when no deadline rewrote
+    // the command already: SET ... PXAT ms GET goes as it came).
+    std::vector<std::string_view> argv;
+    for (std::size_t j = 0; j < ctx.argc(); ++j) {
+      if (j < 3 || !ArgIs(ctx.arg(j), "get")) argv.push_back(ctx.arg(j));
+    }
+    ctx.server.propagation.Replace(argv);
   }
   // SET is the hottest write: one test of the flags when notifications are off.
   if (ctx.server.config.notify_keyspace_events != 0) [[unlikely]] {
@@ -530,6 +538,8 @@ void GetdelCommand(CommandContext& ctx) {
   ctx.reply.Bulk(entry->value());
   ctx.keyspace().Erase(entry);
   Notify(ctx, notify::kGeneric, "del", ctx.arg(1));
+  // As Redis's getdelCommand: written as the DEL it did.
+  if (ctx.server.propagation.active()) ctx.server.propagation.Replace({"DEL", ctx.arg(1)});
 }
 
 void GetexCommand(CommandContext& ctx) {
@@ -604,6 +614,11 @@ void IncrbyfloatCommand(CommandContext& ctx) {
   ctx.keyspace().Store(ctx.arg(1), text, deadline, entry, storage::Encoding::kStringNoInt);
   if (entry == nullptr) NotifyNew(ctx, ctx.arg(1));
   Notify(ctx, notify::kString, "incrbyfloat", ctx.arg(1));
+  // Written as the value it set, so that a reader's float arithmetic cannot differ (Redis's
+  // SET key value KEEPTTL).
+  if (ctx.server.propagation.active()) {
+    ctx.server.propagation.Replace({"SET", ctx.arg(1), text, "KEEPTTL"});
+  }
   ctx.reply.Bulk(text);
 }
 

@@ -315,7 +315,14 @@ void ZmpopCommand(CommandContext& ctx) {
     Entry* zset = nullptr;
     if (!LookupZset(ctx, key, zset)) return;
     if (zset == nullptr) continue;
+    // Written as ZPOPMIN/ZPOPMAX of what it took (Redis's genericZpopCommand).
+    const std::size_t popped =
+        std::min(static_cast<std::size_t>(args.count), storage::ZsetSize(*zset));
     ReplyZpop(ctx, zset, key, args.max, args.count, true, true);
+    if (ctx.server.propagation.active()) {
+      const std::string n = std::to_string(popped);
+      ctx.server.propagation.Replace({args.max ? "ZPOPMAX" : "ZPOPMIN", key, n});
+    }
     return;
   }
   ctx.reply.NullArray();

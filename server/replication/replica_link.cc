@@ -1,6 +1,8 @@
 #include "server/replication/replica_link.h"
 
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <charconv>
@@ -112,6 +114,28 @@ void ReplicaLink::OnConnect(uv_connect_t* req, int status) {
     server.log->Log(LogLevel::kNotice, "MASTER <-> REPLICA sync started");
   }
   uv_tcp_nodelay(self->tcp_, 1);
+  // CLIENT LIST's line of the master's client: its socket, local address and age.
+  Session& s = self->session_;
+  s.created_ms = server.clock.NowMs();
+  s.last_interaction_ms = s.created_ms;
+  uv_os_fd_t fd = -1;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(self->tcp_), &fd) == 0) s.fd = fd;
+  sockaddr_storage local{};
+  int len = sizeof(local);
+  if (uv_tcp_getsockname(self->tcp_, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (local.ss_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(&local);
+      inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+      port = ntohs(in->sin_port);
+    } else if (local.ss_family == AF_INET6) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&local);
+      inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+      port = ntohs(in6->sin6_port);
+    }
+    s.laddr = std::string(ip) + ":" + std::to_string(port);
+  }
   self->state_ = State::kHandshake;
   self->step_ = Step::kPong;
   self->input_.clear();
@@ -167,6 +191,7 @@ void ReplicaLink::Drop(const char* why) {
   // A transaction the master had begun is not finished now.
   ForgetSession(server, session_);
   session_.in_multi = false;
+  session_.fd = -1;
   parser_.Reset();
   input_.clear();
   input_pos_ = 0;
@@ -521,6 +546,7 @@ void ReplicaLink::RunStream() {
     const std::size_t consumed = parser_.consumed();
     read_offset_ += static_cast<std::int64_t>(consumed);
     if (status == protocol::ParseStatus::kRequest) {
+      session_.last_interaction_ms = server.clock.NowMs();
       reply_sink_.clear();
       protocol::ReplyWriter writer(&reply_sink_, 2);
       // The master's commands see no key as expired (Redis's lookupKey for the master client):

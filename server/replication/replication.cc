@@ -129,10 +129,12 @@ void Replication::RestoreFromRdb(const std::string& replid, std::int64_t offset)
     link_->CacheMaster(replid, offset);
     CreateBacklog();
   } else {
-    // A restarted master keeps the old history as replid2, so its replicas continue.
+    // A restarted master keeps the old history as replid2, with an empty backlog from there, so
+    // its replicas continue (Redis's loadDataFromDisk).
     replid2_ = replid;
     second_replid_offset_ = offset + 1;
     master_repl_offset_ = offset;
+    CreateBacklog();
   }
 }
 

@@ -469,7 +469,7 @@ void Replication::WaitCommand(Session& session, std::int64_t replicas, std::int6
         "replicas are just local and are not propagated.");
     return;
   }
-  const std::int64_t offset = master_repl_offset_;
+  const std::int64_t offset = session.repl_offset;
   std::int64_t acked = 0;
   for (const auto& peer : replicas_) {
     if (peer->phase == ReplicaPeer::Phase::kOnline && peer->ack_offset >= offset) ++acked;

@@ -282,6 +282,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/acl.xml" "$here/python/test_acl.py"
       run_suite rdb-versions 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/rdb-versions.xml" "$here/python/test_rdb_versions.py"
+      run_suite replication 120 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/replication.xml" "$here/python/test_replication.py"
       run_suite sentinel 180 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/sentinel.xml" "$here/python/test_sentinel.py"
       run_suite tls 90 "$py" -m pytest -q -p no:cacheprovider \
