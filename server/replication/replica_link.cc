@@ -174,8 +174,13 @@ void ReplicaLink::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf
 
 void ReplicaLink::Drop(const char* why) {
   ServerState& server = replication_.server();
-  if (server.log != nullptr && why != nullptr) {
-    server.log->Log(LogLevel::kWarning, "Connection with master lost: %s", why);
+  // Redis's words: a working link is "lost" (why, at verbose); a failed attempt says why.
+  if (server.log != nullptr && state_ == State::kConnected) {
+    server.log->Log(LogLevel::kNotice, "Connection with master lost.");
+    server.log->Log(LogLevel::kNotice, "Caching the disconnected master state.");
+    if (why != nullptr) server.log->Log(LogLevel::kVerbose, "%s", why);
+  } else if (server.log != nullptr && why != nullptr) {
+    server.log->Log(LogLevel::kWarning, "%s", why);
   }
   if (tcp_ != nullptr) {
     CloseHandle(tcp_);
