@@ -6,30 +6,15 @@
 #include <limits>
 
 #include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
+#include "server/command_context.h"
 #include "server/log.h"
 #include "server/replication/replica_link.h"
 #include "server/replication/replication.h"
 #include "server/server_state.h"
 
 namespace warden::server {
-namespace {
-
-bool Is(std::string_view arg, std::string_view lower) {
-  if (arg.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < arg.size(); ++i) {
-    const char c = arg[i] >= 'A' && arg[i] <= 'Z' ? static_cast<char>(arg[i] + 32) : arg[i];
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
-bool ParseLong(std::string_view text, std::int64_t& out) {
-  if (text.empty() || text[0] == '+') return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 ReplicaPeer* Replication::FindPeer(std::string_view host, std::int64_t port) {
   for (const auto& peer : replicas_) {
@@ -46,7 +31,7 @@ ReplicaPeer* Replication::FindPeer(std::string_view host, std::int64_t port) {
 
 void Replication::FailoverCommand(std::span<const std::string_view> args,
                                   protocol::ReplyWriter& reply) {
-  if (args.size() == 2 && Is(args[1], "abort")) {
+  if (args.size() == 2 && ArgIs(args[1], "abort")) {
     if (failover_ == FailoverState::kNone) {
       reply.Error("ERR No failover in progress.");
       return;
@@ -61,8 +46,8 @@ void Replication::FailoverCommand(std::span<const std::string_view> args,
   std::string host;
   bool has_host = false;
   for (std::size_t j = 1; j < args.size(); ++j) {
-    if (Is(args[j], "timeout") && j + 1 < args.size() && timeout_ms == 0) {
-      if (!ParseLong(args[j + 1], timeout_ms)) {
+    if (ArgIs(args[j], "timeout") && j + 1 < args.size() && timeout_ms == 0) {
+      if (!protocol::ParseStrictInt64(args[j + 1], timeout_ms)) {
         reply.Error("ERR value is not an integer or out of range");
         return;
       }
@@ -71,15 +56,15 @@ void Replication::FailoverCommand(std::span<const std::string_view> args,
         return;
       }
       ++j;
-    } else if (Is(args[j], "to") && j + 2 < args.size() && !has_host) {
-      if (!ParseLong(args[j + 2], port)) {
+    } else if (ArgIs(args[j], "to") && j + 2 < args.size() && !has_host) {
+      if (!protocol::ParseStrictInt64(args[j + 2], port)) {
         reply.Error("ERR value is not an integer or out of range");
         return;
       }
       host.assign(args[j + 1]);
       has_host = true;
       j += 2;
-    } else if (Is(args[j], "force") && !force) {
+    } else if (ArgIs(args[j], "force") && !force) {
       force = true;
     } else {
       reply.Error("ERR syntax error");

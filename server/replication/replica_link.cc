@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
 #include "server/dispatcher.h"
 #include "server/log.h"
 #include "server/persistence/aof.h"
@@ -22,11 +23,6 @@ namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::int64_t kMasterNowMs = 1;
-
-bool ParseInt(std::string_view text, std::int64_t& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
 
 void CloseHandle(uv_tcp_t* tcp) {
   tcp->data = nullptr;
@@ -373,7 +369,7 @@ bool ReplicaLink::HandshakeLine(std::string_view line) {
     const std::size_t space = line.find(' ', 12);
     std::int64_t offset = 0;
     if (line.size() < 12 + 40 || space == std::string_view::npos ||
-        !ParseInt(line.substr(space + 1), offset)) {
+        !protocol::ParseStrictInt64(line.substr(space + 1), offset)) {
       Drop("Master replied with wrong +FULLRESYNC syntax.");
       return false;
     }
@@ -458,7 +454,7 @@ bool ReplicaLink::TransferProgress() {
     if (line.size() == 5 + 40 && line.substr(1, 4) == "EOF:") {
       eof_mark_.assign(line.substr(5));
       transfer_size_ = -1;
-    } else if (!ParseInt(line.substr(1), transfer_size_) || transfer_size_ <= 0) {
+    } else if (!protocol::ParseStrictInt64(line.substr(1), transfer_size_) || transfer_size_ <= 0) {
       Drop("Bad payload size from MASTER");
       return false;
     } else {

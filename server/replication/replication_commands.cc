@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
 #include "server/client_pause.h"
+#include "server/command_context.h"
 #include "server/log.h"
 #include "server/replication/replica_link.h"
 #include "server/replication/replication.h"
@@ -13,23 +15,6 @@
 
 namespace warden::server {
 namespace {
-
-bool Is(std::string_view arg, std::string_view lower) {
-  if (arg.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < arg.size(); ++i) {
-    const char c = arg[i] >= 'A' && arg[i] <= 'Z' ? static_cast<char>(arg[i] + 32) : arg[i];
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
-bool ParseInt(std::string_view text, std::int64_t& out) {
-  if (text.empty()) return false;
-  const char* begin = text.data();
-  if (*begin == '+') return false;
-  const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
 
 constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 
@@ -78,29 +63,29 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
   for (std::size_t j = 1; j < args.size(); j += 2) {
     const std::string_view option = args[j];
     const std::string_view value = args[j + 1];
-    if (Is(option, "listening-port")) {
+    if (ArgIs(option, "listening-port")) {
       std::int64_t port = 0;
-      if (!ParseInt(value, port)) {
+      if (!protocol::ParseStrictInt64(value, port)) {
         reply.Error(kNotInteger);
         return;
       }
       PeerOf(session)->listening_port = static_cast<int>(port);
-    } else if (Is(option, "ip-address")) {
+    } else if (ArgIs(option, "ip-address")) {
       if (value.size() >= 256) {
         reply.Error({"ERR REPLCONF ip-address provided by replica instance is too long: ",
                      std::to_string(value.size()), " bytes"});
         return;
       }
       PeerOf(session)->announced_ip.assign(value);
-    } else if (Is(option, "capa")) {
-      if (Is(value, "eof")) PeerOf(session)->capa_eof = true;
-      if (Is(value, "psync2")) PeerOf(session)->capa_psync2 = true;
-    } else if (Is(option, "ack")) {
+    } else if (ArgIs(option, "capa")) {
+      if (ArgIs(value, "eof")) PeerOf(session)->capa_eof = true;
+      if (ArgIs(value, "psync2")) PeerOf(session)->capa_psync2 = true;
+    } else if (ArgIs(option, "ack")) {
       // No reply, as in Redis; only from a replica.
       ReplicaPeer* peer = session.replica;
       if (peer == nullptr || peer->phase == ReplicaPeer::Phase::kHandshake) return;
       std::int64_t offset = 0;
-      if (!ParseInt(value, offset)) return;
+      if (!protocol::ParseStrictInt64(value, offset)) return;
       if (offset > peer->ack_offset) peer->ack_offset = offset;
       peer->ack_time_ms = server_.clock.NowMs();
       if (sync_) sync_->Cron();
@@ -113,12 +98,12 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
       }
       ServeWaiters();
       return;
-    } else if (Is(option, "getack")) {
+    } else if (ArgIs(option, "getack")) {
       if (session.is_master && link_) link_->SendAck();
       return;
-    } else if (Is(option, "rdb-only")) {
+    } else if (ArgIs(option, "rdb-only")) {
       std::int64_t on = 0;
-      if (!ParseInt(value, on)) {
+      if (!protocol::ParseStrictInt64(value, on)) {
         reply.Error(kNotInteger);
         return;
       }
@@ -127,7 +112,7 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
         return;
       }
       PeerOf(session)->rdb_only = on == 1;
-    } else if (Is(option, "rdb-filter-only")) {
+    } else if (ArgIs(option, "rdb-filter-only")) {
       ReplicaPeer* peer = PeerOf(session);
       peer->filter_set = true;
       peer->functions_only = false;
@@ -138,7 +123,7 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
         const std::string_view filter = value.substr(pos, end - pos);
         pos = end;
         if (filter.empty()) continue;
-        if (!Is(filter, "functions")) {
+        if (!ArgIs(filter, "functions")) {
           reply.Error({"ERR Unsupported rdb-filter-only option: ", filter});
           return;
         }
@@ -155,7 +140,7 @@ void Replication::ReplconfCommand(Session& session, std::span<const std::string_
 bool Replication::TryPartialResync(ReplicaPeer& peer, std::string_view id,
                                    std::string_view offset_arg, protocol::ReplyWriter& reply) {
   std::int64_t offset = 0;
-  ParseInt(offset_arg, offset);
+  protocol::ParseStrictInt64(offset_arg, offset);
   const bool ours = id == replid_ || (id == replid2_ && offset <= second_replid_offset_);
   Logger* log = server_.log;
   if (!ours) {
@@ -209,8 +194,8 @@ void Replication::SyncCommand(Session& session, std::span<const std::string_view
     return;
   }
   if (session.monitoring()) return;
-  const bool psync = Is(args[0], "psync");
-  if (psync && args.size() > 3 && Is(args[3], "failover")) {
+  const bool psync = ArgIs(args[0], "psync");
+  if (psync && args.size() > 3 && ArgIs(args[3], "failover")) {
     if (server_.log != nullptr) {
       server_.log->Log(LogLevel::kWarning, "Failover request received for replid %.*s.",
                        static_cast<int>(args[1].size()), args[1].data());
@@ -253,7 +238,7 @@ void Replication::SyncCommand(Session& session, std::span<const std::string_view
   }
   if (psync) {
     std::int64_t offset = 0;
-    if (!ParseInt(args[2], offset)) {
+    if (!protocol::ParseStrictInt64(args[2], offset)) {
       reply.Error(kNotInteger);
       return;
     }
@@ -376,7 +361,7 @@ void Replication::ReplicaofCommand(Session& session, std::span<const std::string
     reply.Error("ERR REPLICAOF not allowed while failing over.");
     return;
   }
-  if (Is(args[1], "no") && Is(args[2], "one")) {
+  if (ArgIs(args[1], "no") && ArgIs(args[2], "one")) {
     if (is_replica()) {
       PromoteToMaster();
       if (log != nullptr) {
@@ -392,7 +377,7 @@ void Replication::ReplicaofCommand(Session& session, std::span<const std::string
     return;
   }
   std::int64_t port = 0;
-  if (!ParseInt(args[2], port) || port < 0 || port > 65535) {
+  if (!protocol::ParseStrictInt64(args[2], port) || port < 0 || port > 65535) {
     reply.Error("ERR Invalid master port");
     return;
   }
