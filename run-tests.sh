@@ -92,6 +92,15 @@ stage aof-crash-everysec /usr/bin/python3 tests/stress/aof_crash.py --binary bui
 stage lock-safety-kills /usr/bin/python3 tests/stress/lock_safety.py --binary build/warden \
   --seconds 8 --kill-restarts 3
 
+# Locks across Sentinel failovers (tests/stress/README.md): a warden master and two replicas under
+# three redis-sentinels, the master stopped or killed again and again; with WAIT 1 and
+# min-replicas-to-write 1 no lock is granted twice (~25 s, 2-3 failovers). down-after 2000 ms:
+# with 1000 Sentinel itself fails over healthy new masters (its link reset), which is not the
+# crash-stop fault this stage judges; TTLs up to 7 s so that leases outlive the slower failover
+# and the new master must refuse them.
+stage failover-locks /usr/bin/python3 tests/stress/failover_locks.py --binary build/warden \
+  --seconds 20 --mode wait --down-after-ms 2000 --ttl-max-ms 7000
+
 # maxmemory 64mb under every policy while three million keys are written (300 MB of them, the
 # script's default is ten million): RSS stays near the limit, the evicting policies refuse
 # nothing, noeviction refuses (tests/stress/README.md).

@@ -22,6 +22,24 @@ at all) and for each new connection:
     UD token send_ns at_ns                        the release script, no reply
     C t_ns                                        connected again (the server answered PING)
 
+and, from the failover run (failover_locks.py, failover_client.py), where the lock is granted only
+once replicas acknowledged it: A carries three more fields (WAIT's count or "-", the instant the
+grant was known, the master's port), and
+
+    Q lock token ttl_ms send_ns reply_ns acks ... SET NX answered OK but the grant was refused
+                                                  (WAIT counted no replica): no hold
+    X token send_ns reply_ns result               the refused grant's key deleted if still its own
+    DE token send_ns reply_ns word                the release answered an error (NOREPLICAS from a
+                                                  master that lost its replicas, READONLY from a
+                                                  demoted one): it did not run, but the holder
+                                                  stopped using the lock when it sent it
+    RO op t_ns port                               a READONLY reply (op: set, wait, release, undo)
+    NR op t_ns port                               a NOREPLICAS reply
+    RE op t_ns port word                          another error reply, by its first word
+
+A refused grant is judged like an acquisition without a reply: no window, no overlap. A release
+answered with an error ends the window at its send, as an unacknowledged one does.
+
 send_ns is read before the request is written and reply_ns after the reply is parsed, so the
 server ran the command at some instant inside [send_ns, reply_ns]. For a script retried with
 EVAL after NOSCRIPT, send_ns is the EVALSHA's: earlier, so every bound below stays conservative.
@@ -111,6 +129,8 @@ class Hold:
     vanished: str | None = None  # kind
     vanished_at: int | None = None
     unacked_until: int | None = None  # at_ns + ttl of unacknowledged renewals (UR), the latest
+    granted_at: int | None = None  # failover run: when the grant was known (after WAIT)
+    node: str | None = None  # failover run: the master's port
 
     def latest_deadline(self, slack_ns):
         """The last instant the server can still hold this lease, on the client's clock."""
@@ -187,6 +207,8 @@ def _apply(h, client, by_token, parts, slack_ns):
             parts[5])
         hold = Hold(lock, token, client, ttl_ms, send, reply, start=reply,
                     end=send + ttl_ms * MS - slack_ns, last_ok_reply=reply, last_ttl_ms=ttl_ms)
+        if len(parts) >= 9:  # failover run: acks, granted_ns, port
+            hold.granted_at, hold.node = int(parts[7]), parts[8]
         by_token[token] = hold
         h.holds.append(hold)
         h.count("holds")
@@ -227,6 +249,24 @@ def _apply(h, client, by_token, parts, slack_ns):
     elif kind == "C":
         int(parts[1])
         h.count("reconnects")
+    elif kind == "Q":
+        int(parts[3]), int(parts[4]), int(parts[5])
+        h.count("refused_grants")
+        h.count("refused_" + ("wait0" if parts[6] == "0" else parts[6].lower()))
+    elif kind == "X":
+        int(parts[2])
+        h.count("undo_" + {"1": "deleted", "0": "gone"}.get(parts[4], parts[4]))
+    elif kind == "DE":
+        hold = by_token[parts[1]]
+        hold.end = min(hold.end, int(parts[2]))
+        int(parts[3])
+        h.count("release_errors")
+    elif kind in ("RO", "NR", "RE"):
+        int(parts[2])
+        h.count({"RO": "readonly_replies", "NR": "noreplicas_replies",
+                 "RE": "error_replies"}[kind])
+        if kind == "RE":
+            h.count("error_reply_" + parts[4])
     elif kind == "E":
         h.errors.append("%s: %s" % (client, " ".join(parts[1:])))
     else:
@@ -281,6 +321,17 @@ def check_overlaps(holds):
                      widest.end // MS, hold.start // MS, hold.end // MS)))
             if hold.end > widest.end:
                 widest = hold
+    return found
+
+
+def check_unique_tokens(holds):
+    """Tokens must be unique per acquisition: a repeated one would make two holds one."""
+    seen, found = {}, []
+    for hold in holds:
+        other = seen.setdefault(hold.token, hold)
+        if other is not hold:
+            found.append(Violation("duplicate-token", "token %s granted to %s and %s" % (
+                hold.token, other.client, hold.client)))
     return found
 
 
