@@ -52,6 +52,8 @@ class BlockedClientHost {
   // Bytes written to reply_buffer() that the peer has not yet taken (a replica's payload is
   // paced by it).
   virtual std::size_t pending_output_bytes() const { return 0; }
+  // Whether a write is in flight (its completion is reported; nothing is until then).
+  virtual bool write_in_flight() const { return false; }
 
  protected:
   ~BlockedClientHost() = default;

@@ -71,6 +71,7 @@ class Connection final : public BlockedClientHost {
   void ScheduleFlush() override;
   bool HoldReplies(std::int64_t delay_ms) override;
   std::size_t pending_output_bytes() const override { return PendingOutputBytes(); }
+  bool write_in_flight() const override { return write_pending_; }
   // From the server's flush list: sends what other clients' commands appended, or closes the
   // client if that put it over its output limit.
   void FlushScheduled();

@@ -22,6 +22,8 @@ namespace {
 constexpr std::size_t kChunk = 64 * 1024;
 // A target holding this much unsent payload stops the reading until it drains.
 constexpr std::size_t kTargetRoom = 1024 * 1024;
+// At most this much payload is read per loop turn, so the other clients keep being served.
+constexpr std::size_t kTurnBudget = 4 * 1024 * 1024;
 
 }  // namespace
 
@@ -97,6 +99,12 @@ std::unique_ptr<SyncJob> SyncJob::Start(Replication& repl, bool to_socket,
 }
 
 void SyncJob::CloseSource() {
+  StopIdle();
+  if (idle_ != nullptr) {
+    uv_close(reinterpret_cast<uv_handle_t*>(idle_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
+    idle_ = nullptr;
+  }
   // The poll handle first: closing it takes its descriptor out of epoll, which must not happen
   // once the number is closed and perhaps given to a new connection.
   if (poll_ != nullptr) {
@@ -160,13 +168,23 @@ void SyncJob::OnReadable(uv_poll_t* poll, int status, int) {
 }
 
 void SyncJob::Pump() {
-  if (done_ || fd_ < 0 || data_done_) return;
+  if (done_ || fd_ < 0 || data_done_) {
+    StopIdle();
+    return;
+  }
   buffer_.resize(kChunk);
+  std::size_t moved = 0;
   while (TargetsHaveRoom()) {
+    if (moved >= kTurnBudget) {
+      // The rest next loop turn, after the other clients.
+      StartIdle();
+      return;
+    }
     const ssize_t n = read(fd_, buffer_.data(), kChunk);
     if (n > 0) {
       SendToTargets(std::string_view(buffer_.data(), static_cast<std::size_t>(n)));
       sent_ += static_cast<std::uint64_t>(n);
+      moved += static_cast<std::size_t>(n);
       last_progress_ms_ = repl_.MonotonicMs();
       if (!to_socket_ && sent_ >= size_) {
         DataEnded();
@@ -179,6 +197,7 @@ void SyncJob::Pump() {
       return;
     }
     if (errno == EAGAIN || errno == EINTR) {
+      StopIdle();
       if (to_socket_ && !polling_) {
         uv_poll_start(poll_, UV_READABLE, OnReadable);
         polling_ = true;
@@ -188,10 +207,42 @@ void SyncJob::Pump() {
     Fail(std::strerror(errno));
     return;
   }
-  // The targets are full: wait for them to drain (Replication::Drained calls back).
+  // A target's buffer is full. While a write is in flight its completion calls Drained; but the
+  // kernel may take the bytes whole when they are flushed before the loop polls, and then
+  // nothing would: look again next turn.
+  bool in_flight = false;
+  for (const ReplicaPeer* peer : targets_) {
+    const BlockedClientHost* host = peer->session->host;
+    if (host != nullptr && host->write_in_flight()) in_flight = true;
+  }
+  if (in_flight) {
+    StopIdle();
+  } else {
+    StartIdle();
+  }
+  (void)moved;
   if (to_socket_ && polling_) {
     uv_poll_stop(poll_);
     polling_ = false;
+  }
+}
+
+void SyncJob::StartIdle() {
+  if (idle_ == nullptr) {
+    idle_ = new uv_idle_t;
+    uv_idle_init(repl_.loop_, idle_);
+    idle_->data = this;
+  }
+  if (!idling_) {
+    uv_idle_start(idle_, [](uv_idle_t* idle) { static_cast<SyncJob*>(idle->data)->Pump(); });
+    idling_ = true;
+  }
+}
+
+void SyncJob::StopIdle() {
+  if (idle_ != nullptr && idling_) {
+    uv_idle_stop(idle_);
+    idling_ = false;
   }
 }
 

@@ -50,6 +50,9 @@ class SyncJob {
   void Finish();
   // Stops watching and closes the pipe or file.
   void CloseSource();
+  // An idle handle runs Pump each loop turn while the payload can move without waiting.
+  void StartIdle();
+  void StopIdle();
 
   Replication& repl_;
   bool to_socket_;
@@ -57,6 +60,8 @@ class SyncJob {
   int fd_ = -1;
   uv_poll_t* poll_ = nullptr;
   bool polling_ = false;
+  uv_idle_t* idle_ = nullptr;
+  bool idling_ = false;
   std::string path_;
   std::string mark_;
   std::uint64_t size_ = 0;
