@@ -14,17 +14,10 @@
 #include "server/server_state.h"
 
 namespace warden::server {
-namespace {}  // namespace
-
 ReplicaPeer* Replication::FindPeer(std::string_view host, std::int64_t port) {
   for (const auto& peer : replicas_) {
     if (peer->phase == ReplicaPeer::Phase::kHandshake || peer->listening_port != port) continue;
-    std::string ip = peer->announced_ip;
-    if (ip.empty()) {
-      const std::string& addr = peer->session->addr;
-      ip = addr.substr(0, addr.rfind(':'));
-    }
-    if (ip == host) return peer.get();
+    if (PeerIp(*peer) == host) return peer.get();
   }
   return nullptr;
 }
@@ -152,9 +145,7 @@ void Replication::UpdateFailoverStatus() {
     for (const auto& peer : replicas_) {
       if (peer->phase == ReplicaPeer::Phase::kOnline && peer->ack_offset == master_repl_offset_) {
         synced = peer.get();
-        const std::string& addr = peer->session->addr;
-        failover_host_ =
-            peer->announced_ip.empty() ? addr.substr(0, addr.rfind(':')) : peer->announced_ip;
+        failover_host_ = PeerIp(*peer);
         failover_port_ = peer->listening_port;
         break;
       }

@@ -79,6 +79,10 @@ struct ReplicaPeer {
   bool closing = false;
 };
 
+// The address a replica is listed and found under (INFO, ROLE, FAILOVER TO): what it
+// announced (REPLCONF ip-address), or its peer address.
+std::string PeerIp(const ReplicaPeer& peer);
+
 // A client blocked in WAIT.
 struct WaitingClient {
   Session* session;

@@ -18,14 +18,6 @@ namespace {
 
 constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 
-// The address a replica is listed under: what it announced, or its peer address.
-std::string PeerIp(const ReplicaPeer& peer) {
-  if (!peer.announced_ip.empty()) return peer.announced_ip;
-  const std::string& addr = peer.session->addr;
-  const std::size_t colon = addr.rfind(':');
-  return colon == std::string::npos ? addr : addr.substr(0, colon);
-}
-
 const char* PhaseName(ReplicaPeer::Phase phase) {
   switch (phase) {
     case ReplicaPeer::Phase::kWaitStart:
@@ -53,6 +45,13 @@ void Line(std::string& out, const char* format, ...) {
 }
 
 }  // namespace
+
+std::string PeerIp(const ReplicaPeer& peer) {
+  if (!peer.announced_ip.empty()) return peer.announced_ip;
+  const std::string& addr = peer.session->addr;
+  const std::size_t colon = addr.rfind(':');
+  return colon == std::string::npos ? addr : addr.substr(0, colon);
+}
 
 void Replication::ReplconfCommand(Session& session, std::span<const std::string_view> args,
                                   protocol::ReplyWriter& reply) {

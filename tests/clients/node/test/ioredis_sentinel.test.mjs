@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Redis from 'ioredis';
-import { HOST, sleep } from '../helpers.mjs';
+import { once } from 'node:events';
+import { HOST } from '../helpers.mjs';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const WARDEN = process.env.WARDEN_BIN;
@@ -34,8 +35,9 @@ function start(binary, args, dir) {
   return child;
 }
 
-// Polls `probe` until it returns a truthy value or the deadline passes.
-async function waitFor(what, probe, timeoutMs = DEADLINE_MS) {
+// Polls `probe` until it returns a truthy value or the deadline passes. Between tries it waits
+// (at most 50 ms) on `watched` exiting, which fails the wait at once.
+async function waitFor(what, probe, watched, timeoutMs = DEADLINE_MS) {
   const end = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -45,7 +47,14 @@ async function waitFor(what, probe, timeoutMs = DEADLINE_MS) {
       // not up yet
     }
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
+    if (watched.exitCode !== null || watched.signalCode !== null) {
+      throw new Error(`a server exited while waiting for ${what}`);
+    }
+    try {
+      await once(watched, 'exit', { signal: AbortSignal.timeout(50) });
+    } catch {
+      // still running: try again
+    }
   }
 }
 
@@ -82,7 +91,7 @@ for (const kind of ['redis-server', 'warden']) {
           '--dbfilename', 'r.rdb', '--replicaof', HOST, String(masterPort), ...common], dir);
         children.push(replica);
         await waitFor('the replica to sync',
-          async () => (await infoField(replicaPort, 'master_link_status')) === 'up');
+          async () => (await infoField(replicaPort, 'master_link_status')) === 'up', replica);
         const conf = path.join(dir, 'sentinel.conf');
         writeFileSync(conf, [
           `port ${sentinelPort}`, 'bind 127.0.0.1', `dir ${dir}`,
@@ -102,7 +111,7 @@ for (const kind of ['redis-server', 'warden']) {
           } finally {
             s.disconnect();
           }
-        });
+        }, sentinel);
 
         client = new Redis({
           sentinels: [{ host: HOST, port: sentinelPort }], name: 'mymaster',
@@ -124,7 +133,7 @@ for (const kind of ['redis-server', 'warden']) {
         await waitFor('a write after the failover', async () => {
           await write();
           return true;
-        });
+        }, replica);
         const tookMs = Date.now() - killedAt;
         for (let i = 0; i < 20; i += 1) await write();
         const role = await client.call('ROLE');
