@@ -33,7 +33,9 @@ char* CipherReadBuffer() {
   return buffer.get();
 }
 
-std::string FormatAddress(const sockaddr_storage& addr, bool& loopback) {
+}  // namespace
+
+std::string FormatSocketAddress(const sockaddr_storage& addr, bool& loopback) {
   char ip[INET6_ADDRSTRLEN] = "?";
   int port = 0;
   loopback = false;
@@ -53,8 +55,6 @@ std::string FormatAddress(const sockaddr_storage& addr, bool& loopback) {
   std::snprintf(buf, sizeof(buf), "%s:%d", ip, port);
   return buf;
 }
-
-}  // namespace
 
 Connection::Connection(Server& server, Kind kind) : server_(server), kind_(kind) {
   if (kind == Kind::kUnix) {
@@ -82,13 +82,13 @@ void Connection::Start() {
     int len = sizeof(addr);
     bool loopback = false;
     if (uv_tcp_getpeername(&handle_.tcp, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      session_.addr = FormatAddress(addr, loopback);
+      session_.addr = FormatSocketAddress(addr, loopback);
     }
     session_.local = loopback;
     len = sizeof(addr);
     bool unused = false;
     if (uv_tcp_getsockname(&handle_.tcp, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      session_.laddr = FormatAddress(addr, unused);
+      session_.laddr = FormatSocketAddress(addr, unused);
     }
     uv_tcp_nodelay(&handle_.tcp, 1);
     const int keepalive = server_.state().config.tcp_keepalive_s;

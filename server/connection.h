@@ -30,6 +30,10 @@ namespace warden::server {
 
 class Server;
 
+// "ip:port" of a socket address, and whether it is exactly 127.0.0.1 or ::1 (Redis's
+// islocalClient).
+std::string FormatSocketAddress(const sockaddr_storage& addr, bool& loopback);
+
 class Connection final : public BlockedClientHost {
  public:
   // kTls: a TCP client of the tls-port listener, spoken to through a TlsChannel.

@@ -1,8 +1,6 @@
 #include "server/replication/replica_link.h"
 
-#include <arpa/inet.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <charconv>
@@ -10,6 +8,7 @@
 
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
+#include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/log.h"
 #include "server/persistence/aof.h"
@@ -119,18 +118,8 @@ void ReplicaLink::OnConnect(uv_connect_t* req, int status) {
   sockaddr_storage local{};
   int len = sizeof(local);
   if (uv_tcp_getsockname(self->tcp_, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-    char ip[INET6_ADDRSTRLEN] = "?";
-    int port = 0;
-    if (local.ss_family == AF_INET) {
-      const auto* in = reinterpret_cast<const sockaddr_in*>(&local);
-      inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-      port = ntohs(in->sin_port);
-    } else if (local.ss_family == AF_INET6) {
-      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&local);
-      inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-      port = ntohs(in6->sin6_port);
-    }
-    s.laddr = std::string(ip) + ":" + std::to_string(port);
+    bool loopback = false;
+    s.laddr = FormatSocketAddress(local, loopback);
   }
   self->state_ = State::kHandshake;
   self->step_ = Step::kPong;
