@@ -283,7 +283,8 @@ for suite in "${suites[@]}"; do
       run_suite rdb-versions 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/rdb-versions.xml" "$here/python/test_rdb_versions.py"
       run_suite replication 120 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/replication.xml" "$here/python/test_replication.py"
+        --junitxml="$results/replication.xml" "$here/python/test_replication.py" \
+        "$here/python/test_replication_interface.py"
       run_suite sentinel 180 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/sentinel.xml" "$here/python/test_sentinel.py"
       run_suite tls 90 "$py" -m pytest -q -p no:cacheprovider \
