@@ -18,6 +18,43 @@ Keyspace* NewValueTable(Keyspace& owner) {
   return new Keyspace(owner.random(), &owner.pool(), nullptr, /*timed=*/false);
 }
 
+const Entry& TableRandomEntry(Keyspace& table, Random& random, std::vector<Entry*>& scratch) {
+  // Up to this many entries a walk is cheaper than the expected draws.
+  constexpr std::size_t kWalkEntries = 64;
+  // The longest chain the rejection sampling covers exactly.
+  constexpr std::size_t kMaxPickChain = 8;
+  // Redis's GETFAIR_NUM_ENTRIES.
+  constexpr std::size_t kFairSample = 20;
+  const std::size_t size = table.size();
+  if (size <= kWalkEntries) {
+    std::size_t skip = random.Below(size);
+    const Entry* picked = nullptr;
+    table.ForEachUntil([&](const Entry& e) {
+      if (skip-- > 0) return true;
+      picked = &e;
+      return false;
+    });
+    return *picked;
+  }
+  // Helps a resize along, as every table operation does, so that exact draws resume.
+  if (table.rehashing()) table.RehashSteps(static_cast<int>(kFairSample));
+  if (!table.rehashing()) {
+    while (true) {
+      // A SCAN step of count 0 collects exactly one bucket, the one the cursor's low bits name.
+      scratch.clear();
+      table.Scan(random.Next(), 0, scratch);
+      if (scratch.size() > kMaxPickChain) return *scratch[random.Below(scratch.size())];
+      const std::size_t position = random.Below(kMaxPickChain);
+      if (position < scratch.size()) return *scratch[position];
+    }
+  }
+  scratch.clear();
+  table.SampleEntries(kFairSample, /*with_deadline=*/false, scratch);
+  // A sample can come back empty from a long run of empty buckets; Redis then draws a bucket.
+  if (scratch.empty()) return *table.RandomEntry(0);
+  return *scratch[random.Below(scratch.size())];
+}
+
 std::size_t HashLength(const Entry& hash) {
   if (hash.encoding() == Encoding::kHashPacked) {
     std::size_t n = 0;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/encoding_limits.h"
 #include "storage/keyspace.h"
@@ -50,6 +51,18 @@ void HashForEach(const Entry& hash, Fn&& fn) {
 
 // The table of a table-encoded set or hash: a new keyspace on `owner`'s pool.
 Keyspace* NewValueTable(Keyspace& owner);
+
+// A random entry of a set's or hash's table, which must not be empty (HRANDFIELD, SRANDMEMBER,
+// SPOP), every entry equally likely. Drawing a bucket and then an entry of its chain (as
+// Keyspace::RandomEntry does) would favor the entries of short chains, and a run of buckets
+// from a random one (Redis's dictGetFairRandomKey) those after empty buckets. So a small table
+// is walked to a uniform index; a larger one draws a bucket and a position below 8, and keeps
+// the entry there if the chain reaches it (rejection sampling: exact while no chain is longer,
+// which at a load factor of at most 1 happens to about one bucket in a million). While the
+// table is being resized it falls back to Redis's sample. `scratch` is working space, which a
+// caller that draws many times keeps.
+const Entry& TableRandomEntry(Keyspace& table, Random& random, std::vector<Entry*>& scratch);
+
 // The value bytes that make an entry point at `table`; the view lives to the end of the full
 // expression (a converted pointer is a temporary).
 inline std::string_view TablePointerBytes(LargeValue* const& slot) {

@@ -207,7 +207,8 @@ std::string SetRandomMember(const Entry& set, Random& random) {
     while (pick-- > 0) r.Next();
     return std::string(r.Next());
   }
-  return std::string(set.table()->RandomEntry(0)->key());
+  std::vector<Entry*> scratch;
+  return std::string(TableRandomEntry(*set.table(), random, scratch).key());
 }
 
 std::string SetCopyValue(const Entry& set, Keyspace& to) {

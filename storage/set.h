@@ -36,7 +36,7 @@ bool SetAdd(Keyspace& keyspace, Entry*& set, std::string_view key, std::string_v
             const EncodingLimits& limits);
 // Removes `member`; returns whether it was there.
 bool SetRemove(Keyspace& keyspace, Entry*& set, std::string_view member);
-// One member drawn uniformly enough (a table draws a bucket, then a member of its chain).
+// One member drawn uniformly at random (from a table, as TableRandomEntry in hash.h).
 std::string SetRandomMember(const Entry& set, Random& random);
 std::string SetCopyValue(const Entry& set, Keyspace& to);
 

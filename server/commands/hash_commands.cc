@@ -95,20 +95,20 @@ void RandomFieldsWithCount(CommandContext& ctx, std::int64_t count, bool with_va
   storage::Random& random = ctx.server.random;
   const bool flat = !(with_values && ctx.reply.protocol() == 3);
   const std::size_t size = storage::HashLength(*hash);
-  // (count <= size / 3, written so that a count near INT64_MAX cannot overflow.)
-  if (hash->encoding() == storage::Encoding::kHashTable &&
-      (count < 0 || static_cast<std::uint64_t>(count) <= size / 3)) {
-    // A large table: draw entries rather than list them all.
+  const bool repeats = count < 0;
+  const std::uint64_t n =
+      repeats ? static_cast<std::uint64_t>(-count) : static_cast<std::uint64_t>(count);
+  // A table is drawn from rather than listed when the draws are fewer than its fields (or, for
+  // distinct fields, at most a third of them).
+  if (hash->encoding() == storage::Encoding::kHashTable && (repeats ? n < size : n <= size / 3)) {
     storage::Keyspace& table = *hash->table();
-    const bool repeats = count < 0;
-    const std::uint64_t n =
-        repeats ? static_cast<std::uint64_t>(-count) : static_cast<std::uint64_t>(count);
     ctx.reply.ArrayHeader(with_values && flat ? n * 2 : n);
     std::unordered_set<const Entry*> seen;
+    std::vector<Entry*> scratch;
     for (std::uint64_t i = 0; i < n;) {
-      const Entry* e = table.RandomEntry(0);
-      if (!repeats && !seen.insert(e).second) continue;
-      ReplyPair(ctx, e->key(), e->value(), with_values);
+      const Entry& e = storage::TableRandomEntry(table, random, scratch);
+      if (!repeats && !seen.insert(&e).second) continue;
+      ReplyPair(ctx, e.key(), e.value(), with_values);
       ++i;
     }
     return;
@@ -118,9 +118,8 @@ void RandomFieldsWithCount(CommandContext& ctx, std::int64_t count, bool with_va
   pairs.reserve(size);
   storage::HashForEach(*hash,
                        [&](std::string_view f, std::string_view v) { pairs.emplace_back(f, v); });
-  if (count < 0) {
-    // Repeats allowed: |count| independent draws.
-    const std::uint64_t n = static_cast<std::uint64_t>(-count);
+  if (repeats) {
+    // |count| independent draws.
     ctx.reply.ArrayHeader(with_values && flat ? n * 2 : n);
     for (std::uint64_t i = 0; i < n; ++i) {
       const auto& [f, v] = pairs[random.Below(pairs.size())];
@@ -128,16 +127,18 @@ void RandomFieldsWithCount(CommandContext& ctx, std::int64_t count, bool with_va
     }
     return;
   }
-  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(count), pairs.size());
-  // Distinct fields: the first n of a partial shuffle (all of them, in order, when n covers the
-  // hash, as Redis returns the whole hash then).
-  if (n < pairs.size()) {
-    for (std::size_t i = 0; i < n; ++i) {
+  const std::size_t distinct = std::min<std::size_t>(static_cast<std::size_t>(n), pairs.size());
+  // Distinct fields: the first ones of a partial shuffle (all of them, in order, when the count
+  // covers the hash, as Redis returns the whole hash then).
+  if (distinct < pairs.size()) {
+    for (std::size_t i = 0; i < distinct; ++i) {
       std::swap(pairs[i], pairs[i + random.Below(pairs.size() - i)]);
     }
   }
-  ctx.reply.ArrayHeader(with_values && flat ? n * 2 : n);
-  for (std::size_t i = 0; i < n; ++i) ReplyPair(ctx, pairs[i].first, pairs[i].second, with_values);
+  ctx.reply.ArrayHeader(with_values && flat ? distinct * 2 : distinct);
+  for (std::size_t i = 0; i < distinct; ++i) {
+    ReplyPair(ctx, pairs[i].first, pairs[i].second, with_values);
+  }
 }
 
 }  // namespace
@@ -344,7 +345,8 @@ void HrandfieldCommand(CommandContext& ctx) {
     return;
   }
   if (hash->encoding() == storage::Encoding::kHashTable) {
-    ctx.reply.Bulk(hash->table()->RandomEntry(0)->key());
+    std::vector<Entry*> scratch;
+    ctx.reply.Bulk(storage::TableRandomEntry(*hash->table(), ctx.server.random, scratch).key());
     return;
   }
   // Fields are copied: a packed UUID field is spelled only for the callback (hash.h).

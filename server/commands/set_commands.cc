@@ -306,11 +306,15 @@ void SrandmemberCommand(CommandContext& ctx) {
   if (count < 0) {
     const auto n = static_cast<std::uint64_t>(-count);
     ctx.reply.ArrayHeader(n);
-    if (set->encoding() == storage::Encoding::kSetTable) {
-      for (std::uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(storage::SetRandomMember(*set, random));
+    // A table is drawn from when the draws are fewer than its members; otherwise, and for a
+    // packed set, the members are listed once and each draw is an index.
+    if (set->encoding() == storage::Encoding::kSetTable && n < storage::SetSize(*set)) {
+      std::vector<Entry*> scratch;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        ctx.reply.Bulk(storage::TableRandomEntry(*set->table(), random, scratch).key());
+      }
       return;
     }
-    // A packed set is listed once, not walked again for every draw.
     const std::vector<std::string> members = Members(*set);
     for (std::uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(members[random.Below(members.size())]);
     return;
