@@ -62,6 +62,9 @@ bool OverMaxmemory(ServerState& server, Session& session, const CommandSpec& spe
                    std::span<const std::string_view> args, protocol::ReplyWriter& reply) {
   if (server.scripts->busy() || session.is_script || server.loading) return false;
   server.call.pre_command_oom = PerformEvictions(server) == EvictResult::kFail;
+  // A tracking client hears of keys evicted for its command before that command's reply.
+  if (server.tracking.has_pending()) [[unlikely]]
+    server.tracking.FlushPending(session);
   if (!server.call.pre_command_oom) return false;
   const Handler handler = spec.handler;
   bool refuse = (EffectiveFlags(server, spec, args) & kDenyOom) != 0;
@@ -254,6 +257,9 @@ const CommandSpec* AdmitRequest(ServerState& server, Session& session,
       [[unlikely]] {
     return refuse();
   }
+  // Client-side caching's table kept to tracking-table-max-keys before each command.
+  if (server.tracking.clients() != 0) [[unlikely]]
+    server.tracking.LimitBeforeCommand();
   if ((server.aof.write_error() != 0 || server.snapshots.refuses_writes()) &&
       RefusedByDiskError(server, session, *spec, args, reply)) [[unlikely]] {
     return refuse();
@@ -317,7 +323,8 @@ const CommandSpec* AdmitScriptCall(ServerState& server, Session& session,
       RefusedInScript(server, session, *spec, args, reply)) [[unlikely]] {
     return refuse({});
   }
-  if ((flags & kWrite) != 0 && read_only) {
+  // Redis counts may-replicate commands (PFCOUNT, PUBLISH) as writes here.
+  if ((flags & (kWrite | kMayReplicate)) != 0 && read_only) {
     return refuse("ERR Write commands are not allowed from read-only scripts.");
   }
   // Only before the first write: a script cannot be stopped halfway through its effects.

@@ -9,7 +9,7 @@
 
 namespace warden::server {
 
-BlockingRegistry::BlockingRegistry() = default;
+BlockingRegistry::BlockingRegistry(ServerState& server) : server_(server) {}
 BlockingRegistry::~BlockingRegistry() = default;
 
 BlockingRegistry::KeyMap& BlockingRegistry::keys_of(int db) {
@@ -113,10 +113,25 @@ void BlockingRegistry::ServeReady(ServerState& server) {
   }
 }
 
+namespace {
+
+// A blocked command's reply under CLIENT REPLY OFF or SKIP goes where its immediate reply would
+// have gone, and a SKIP ends with it.
+void EndSilencedServe(Session& session, std::string& out, std::size_t mark) {
+  if (session.reply_silence == 0) [[likely]]
+    return;
+  if (session.reply_silenced()) out.resize(mark);
+  session.reply_silence &= static_cast<std::uint8_t>(~Session::kReplySkip);
+}
+
+}  // namespace
+
 void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_view key) {
   const CommandSpec* spec = FindTopLevelCommand(waiter.views[0]);
   if (spec == nullptr || spec->handler == nullptr) return;
-  protocol::ReplyWriter writer(&waiter.host->reply_buffer(), waiter.session->resp);
+  std::string& out = waiter.host->reply_buffer();
+  const std::size_t mark = out.size();
+  protocol::ReplyWriter writer(&out, waiter.session->resp);
   writer.set_error_listener(&server.command_stats);
   CommandContext ctx{server, *waiter.session, writer, waiter.views, *spec, server.NowMs()};
   SetAccessClock(server, *waiter.session, *spec, ctx.now_ms);
@@ -127,6 +142,11 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   const std::int64_t start_us = server.clock.MonotonicUs();
   const std::uint64_t changes = server.dbs.changes();
   server.propagation.ClearReplacement();
+  Session& client = *waiter.session;
+  const bool tracked = client.tracking != 0;
+  Tracking::Saved saved;
+  if (tracked) [[unlikely]]
+    saved = server.tracking.Enter(client);
   spec->handler(ctx);
   // Served, the command is written as what it did (Redis writes LPOP for BLPOP and so on).
   if (server.propagation.active()) [[unlikely]] {
@@ -137,13 +157,16 @@ void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_vi
   }
   retrying_ = false;
   retry_key_ = {};
+  if (!kept_) EndSilencedServe(client, out, mark);
+  if (tracked) [[unlikely]]
+    server.tracking.Leave(client, std::move(saved));
   if (kept_) return;
   RecordServedBlockedCommand(server, *waiter.session, *spec, waiter.views,
                              server.clock.MonotonicUs() - start_us,
                              server.command_stats.total_error_replies() != errors_before);
   // Served: what it wrote (BLMOVE's destination) may wake others, in this same ServeReady.
   if ((spec->flags & (kWrite | kNoWake)) == kWrite) SignalKeys(waiter.db, *spec, waiter.views);
-  Finish(&waiter, false, false);
+  Finish(&waiter, End::kServed);
 }
 
 void BlockingRegistry::Unregister(Waiter* w) {
@@ -158,14 +181,28 @@ void BlockingRegistry::Unregister(Waiter* w) {
   w->session->blocked = false;
 }
 
-void BlockingRegistry::Finish(Waiter* w, bool timed_out_reply, bool error_reply) {
+void BlockingRegistry::Finish(Waiter* w, End end) {
   BlockedClientHost* host = w->host;
-  if (timed_out_reply || error_reply) {
-    protocol::ReplyWriter writer(&host->reply_buffer(), w->session->resp);
-    if (error_reply) {
+  if (end != End::kServed) {
+    std::string& out = host->reply_buffer();
+    const std::size_t mark = out.size();
+    protocol::ReplyWriter writer(&out, w->session->resp);
+    // As Redis's addReplyError to another client: the error counts in INFO errorstats and
+    // total_error_replies, and as a failure of the command that wrote it (CLIENT UNBLOCK).
+    writer.set_error_listener(&server_.command_stats);
+    if (end == End::kUnblockedError || end == End::kForcedError) {
       writer.Error(error_text_);
     } else {
       writer.NullArray();
+    }
+    EndSilencedServe(*w->session, out, mark);
+  }
+  // Redis's CLIENT UNBLOCK counts the blocked command as failed whichever the reply
+  // (updateStatsOnUnblock with had_errors set) and offers it to the slow log; a deadline that
+  // passes counts nothing.
+  if (end == End::kUnblocked || end == End::kUnblockedError) {
+    if (const CommandSpec* spec = FindTopLevelCommand(w->views[0]); spec != nullptr) {
+      RecordServedBlockedCommand(server_, *w->session, *spec, w->views, 0, /*failed=*/true);
     }
   }
   Unregister(w);
@@ -176,7 +213,7 @@ void BlockingRegistry::Finish(Waiter* w, bool timed_out_reply, bool error_reply)
 std::size_t BlockingRegistry::ExpireTimeouts(std::int64_t now_ms) {
   std::size_t n = 0;
   while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
-    Finish(deadlines_.begin()->second, true, false);
+    Finish(deadlines_.begin()->second, End::kTimedOut);
     ++n;
   }
   return n;
@@ -186,7 +223,7 @@ bool BlockingRegistry::Unblock(std::uint64_t id, bool with_error, std::string_vi
   const auto it = waiters_.find(id);
   if (it == waiters_.end()) return false;
   error_text_ = error;
-  Finish(it->second.get(), !with_error, with_error);
+  Finish(it->second.get(), with_error ? End::kUnblockedError : End::kUnblocked);
   error_text_ = kUnblockedByCommand;
   return true;
 }
@@ -198,7 +235,9 @@ void BlockingRegistry::DisconnectAll(std::string_view error) {
     waiter->session->close_after_reply = true;
     ids.push_back(id);
   }
-  for (const std::uint64_t id : ids) Unblock(id, true, error);
+  error_text_ = error;
+  for (const std::uint64_t id : ids) Finish(waiters_.at(id).get(), End::kForcedError);
+  error_text_ = kUnblockedByCommand;
 }
 
 void BlockingRegistry::Remove(const Session& session) {

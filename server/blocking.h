@@ -61,7 +61,8 @@ class BlockedClientHost {
 
 class BlockingRegistry {
  public:
-  BlockingRegistry();
+  // `server` is where an ended wait is counted (errors, failed calls, the slow log).
+  explicit BlockingRegistry(ServerState& server);
   ~BlockingRegistry();
   BlockingRegistry(const BlockingRegistry&) = delete;
   BlockingRegistry& operator=(const BlockingRegistry&) = delete;
@@ -133,12 +134,22 @@ class BlockingRegistry {
     bool stream_group = false;
   };
 
+  // How a wait ends, which decides its reply and what is counted.
+  enum class End {
+    kServed,          // the command ran again and replied itself
+    kTimedOut,        // its deadline passed: the timeout reply
+    kUnblocked,       // CLIENT UNBLOCK [TIMEOUT]: the timeout reply; a failed call
+    kUnblockedError,  // CLIENT UNBLOCK ERROR: error_text_; a failed call
+    kForcedError,     // the server ended every wait (REPLICAOF): error_text_
+  };
+
   KeyMap& keys_of(int db);
   // Replies, unregisters and hands the client back to its connection.
-  void Finish(Waiter* waiter, bool timed_out_reply, bool error_reply);
+  void Finish(Waiter* waiter, End end);
   void Unregister(Waiter* waiter);
   void Retry(ServerState& server, Waiter& waiter, std::string_view key);
 
+  ServerState& server_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Waiter>> waiters_;  // by client id
   std::vector<KeyMap> keys_;                                            // by database
   std::multimap<std::int64_t, Waiter*> deadlines_;

@@ -59,6 +59,14 @@ constexpr CommandSpec kCommandTable[] = {
     {"substr",         4, kReadOnly,                               SubstrCommand,       1, 1, 1, "@read @string @slow"},
     {"incrbyfloat",    3, kWrite | kDenyOom | kFast,               IncrbyfloatCommand,  1, 1, 1, "@write @string @fast"},
     {"lcs",           -3, kReadOnly,                               LcsCommand,          1, 2, 1, "@read @string @slow"},
+    // Bitmaps (bitmap_commands.cc, bitfield_commands.cc): strings read and written by bit.
+    {"setbit",         4, kWrite | kDenyOom,                       SetbitCommand,       1, 1, 1, "@write @bitmap @slow"},
+    {"getbit",         3, kReadOnly | kFast,                       GetbitCommand,       1, 1, 1, "@read @bitmap @fast"},
+    {"bitcount",      -2, kReadOnly,                               BitcountCommand,     1, 1, 1, "@read @bitmap @slow"},
+    {"bitpos",        -3, kReadOnly,                               BitposCommand,       1, 1, 1, "@read @bitmap @slow"},
+    {"bitop",         -4, kWrite | kDenyOom,                       BitopCommand,        2, -1, 1, "@write @bitmap @slow"},
+    {"bitfield",      -2, kWrite | kDenyOom,                       BitfieldCommand,     1, 1, 1, "@write @bitmap @slow"},
+    {"bitfield_ro",   -2, kReadOnly | kFast,                       BitfieldRoCommand,   1, 1, 1, "@read @bitmap @fast"},
     // Hashes.
     {"hset",          -4, kWrite | kDenyOom | kFast,               HsetCommand,         1, 1, 1, "@write @hash @fast"},
     {"hsetnx",         4, kWrite | kDenyOom | kFast,               HsetnxCommand,       1, 1, 1, "@write @hash @fast"},
@@ -154,6 +162,20 @@ constexpr CommandSpec kCommandTable[] = {
     {"zintercard",      -3, kReadOnly | kMovableKeys,              ZintercardCommand,       0, 0, 0, "@read @sortedset @slow"},
     {"zrandmember",     -2, kReadOnly,                             ZrandmemberCommand,      1, 1, 1, "@read @sortedset @slow"},
     {"zscan",           -3, kReadOnly,                             ZscanCommand,            1, 1, 1, "@read @sortedset @slow"},
+    // Geo (geo_commands.cc): sorted sets scored by 52-bit geohashes.
+    {"geoadd",        -5, kWrite | kDenyOom,                       GeoaddCommand,       1, 1, 1, "@write @geo @slow"},
+    {"geopos",        -2, kReadOnly,                               GeoposCommand,       1, 1, 1, "@read @geo @slow"},
+    {"geodist",       -4, kReadOnly,                               GeodistCommand,      1, 1, 1, "@read @geo @slow"},
+    {"geohash",       -2, kReadOnly,                               GeohashCommand,      1, 1, 1, "@read @geo @slow"},
+    {"geosearch",     -7, kReadOnly,                               GeosearchCommand,    1, 1, 1, "@read @geo @slow"},
+    {"geosearchstore", -8, kWrite | kDenyOom,                      GeosearchstoreCommand, 1, 2, 1, "@write @geo @slow"},
+    {"georadius",     -6, kWrite | kDenyOom | kMovableKeys,        GeoradiusCommand,    1, 1, 1, "@write @geo @slow"},
+    {"georadius_ro",  -6, kReadOnly,                               GeoradiusRoCommand,  1, 1, 1, "@read @geo @slow"},
+    {"georadiusbymember", -5, kWrite | kDenyOom | kMovableKeys,    GeoradiusbymemberCommand, 1, 1, 1, "@write @geo @slow"},
+    {"georadiusbymember_ro", -5, kReadOnly,                        GeoradiusbymemberRoCommand, 1, 1, 1, "@read @geo @slow"},
+    // SORT (sort_command.cc), on lists, sets and sorted sets.
+    {"sort",          -2, kWrite | kDenyOom | kMovableKeys,        SortCommand,         1, 1, 1, "@write @set @sortedset @list @slow @dangerous"},
+    {"sort_ro",       -2, kReadOnly | kMovableKeys,                SortRoCommand,       1, 1, 1, "@read @set @sortedset @list @slow @dangerous"},
     // Streams.
     {"xadd",          -5, kWrite | kDenyOom | kFast,               XaddCommand,         1, 1, 1, "@write @stream @fast"},
     {"xrange",        -4, kReadOnly,                               XrangeCommand,       1, 1, 1, "@read @stream @slow"},
@@ -191,6 +213,7 @@ constexpr CommandSpec kCommandTable[] = {
     {"fcall_ro",      -3, kReadOnly | kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMovableKeys, FcallRoCommand, 0, 0, 0, "@slow @scripting"},
     {"function",      -2, 0,                                       nullptr,            0, 0, 0, "@slow", FunctionSubcommands},
     {"ping",          -1, kFast,                                   PingCommand,        0, 0, 0, "@fast @connection"},
+    {"lolwut",        -1, kReadOnly | kFast,                       LolwutCommand,      0, 0, 0, "@read @fast"},
     {"echo",           2, kLoading | kStale | kFast,               EchoCommand,        0, 0, 0, "@fast @connection"},
     {"quit",          -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, QuitCommand, 0, 0, 0, "@fast @connection"},
     {"reset",          1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, ResetCommand, 0, 0, 0, "@fast @connection"},

@@ -165,6 +165,9 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
                                   : server.clock.NowUsAt(start_us) / 1000;
   CommandContext ctx{server, session, reply, args, spec, now_ms};
   SetAccessClock(server, session, spec, ctx.now_ms);
+  if (session.tracking != 0 && server.call.depth == 0) [[unlikely]] {
+    server.tracking.set_top_command(&spec, args);
+  }
   if (server.debug->command_log.on()) [[unlikely]] {
     LogCall(server, session, spec, args, ctx.now_ms);
   }
@@ -181,6 +184,9 @@ void Call(ServerState& server, Session& session, const CommandSpec& spec,
   ++server.call.depth;
   spec.handler(ctx);
   --server.call.depth;
+  if ((spec.flags & kReadOnly) != 0 && server.tracking.clients() != 0) [[unlikely]] {
+    server.tracking.AfterRead(session, spec, args);
+  }
   if (server.propagation.active()) [[unlikely]] {
     Propagate(server, spec, db, args, changes);
     session.repl_offset = server.replication.master_repl_offset();
@@ -223,10 +229,22 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
   Call(server, session, *spec, args, reply);
 }
 
-void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
-              protocol::ReplyWriter& reply) {
-  reply.set_error_listener(&server.command_stats);
-  const CommandSpec* spec = AdmitRequest(server, session, args, reply);
+void EndSilencedReply(Session& session, const CommandSpec* spec, std::string& out,
+                      std::size_t mark) {
+  const bool push = spec != nullptr &&
+                    (spec->handler == SubscribeCommand || spec->handler == UnsubscribeCommand ||
+                     spec->handler == PsubscribeCommand || spec->handler == PunsubscribeCommand ||
+                     spec->handler == SsubscribeCommand || spec->handler == SunsubscribeCommand);
+  if (session.reply_silenced() && !push && out.size() > mark) out.resize(mark);
+  if (session.blocked) return;  // its reply comes when it is served
+  session.reply_silence &= static_cast<std::uint8_t>(~Session::kReplySkip);
+}
+
+namespace {
+
+void DispatchOnce(ServerState& server, Session& session, std::span<const std::string_view> args,
+                  protocol::ReplyWriter& reply, const CommandSpec*& spec) {
+  spec = AdmitRequest(server, session, args, reply);
   if (spec == nullptr) return;
   // After the pause, so that a held command meets the rules once, when it is released.
   if (server.debug->faults.armed()) [[unlikely]] {
@@ -236,10 +254,42 @@ void Dispatch(ServerState& server, Session& session, std::span<const std::string
   Run(server, session, *spec, args, reply);
 }
 
+}  // namespace
+
+void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
+              protocol::ReplyWriter& reply) {
+  reply.set_error_listener(&server.command_stats);
+  const CommandSpec* spec = nullptr;
+  if ((session.reply_silence | session.tracking) == 0) [[likely]] {
+    DispatchOnce(server, session, args, reply, spec);
+    return;
+  }
+  // A tracking client's own invalidations wait for its reply (Redis's tracking_pending_keys).
+  Tracking& tracking = server.tracking;
+  const bool tracked = session.tracking != 0;
+  if (tracked) tracking.set_current(&session);
+  // CLIENT REPLY SKIP asked for this command's reply to go.
+  if ((session.reply_silence & Session::kReplySkipNext) != 0) {
+    session.reply_silence ^= Session::kReplySkipNext | Session::kReplySkip;
+  }
+  const std::size_t mark = reply.DeferredMark();
+  DispatchOnce(server, session, args, reply, spec);
+  EndSilencedReply(session, spec, *reply.buffer(), mark);
+  if (!tracked) return;
+  if (tracking.has_pending()) tracking.FlushPending(session);
+  tracking.set_current(nullptr);
+  tracking.set_top_command(nullptr, {});
+  // CLIENT CACHING holds for the next command, or the next transaction (Redis's resetClient).
+  if (!session.in_multi && (spec == nullptr || !spec->name.starts_with("client|"))) {
+    session.tracking &= static_cast<std::uint8_t>(~Session::kTrackingCaching);
+  }
+}
+
 void ForgetSession(ServerState& server, Session& session) {
   server.blocking.Remove(session);
   server.debug->blocked_waits.Remove(session);
   server.pubsub.RemoveClient(session);
+  server.tracking.Disable(session);
   server.monitors.Remove(session);
   DiscardTransaction(server, session);
   server.pause.Remove(session);

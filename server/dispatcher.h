@@ -41,6 +41,12 @@ void RunScriptCommand(ServerState& server, Session& session, std::span<const std
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,
               protocol::ReplyWriter& reply);
 
+// For a client under CLIENT REPLY OFF or SKIP (Session::reply_silence): drops what the command
+// that started writing at `mark` wrote, unless it is a pub/sub confirmation, which Redis sends
+// regardless; then, unless the client now waits in a blocking command, ends a SKIP.
+void EndSilencedReply(Session& session, const CommandSpec* spec, std::string& out,
+                      std::size_t mark);
+
 // Takes a session that is going away out of everything that may still point to it: the blocked
 // clients, pub/sub, monitors, its transaction's watched keys, a CLIENT PAUSE. For a connection's
 // session when it closes, and for sessions that have no connection (--preload's, EmbeddedServer's).

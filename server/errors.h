@@ -17,6 +17,10 @@ inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+// A string that is not a HyperLogLog, and one whose sparse registers do not add up (hyperloglog.c).
+inline constexpr std::string_view kNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kCorruptHll = "INVALIDOBJ Corrupted HLL object detected";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 // getIntFromObjectOrReply's range error, for values that are integers but not ints (SELECT).
 inline constexpr std::string_view kIntOutOfRange =
@@ -113,6 +117,18 @@ inline constexpr std::string_view kNumkeysZero = "ERR numkeys should be greater 
 inline constexpr std::string_view kNumkeysTooMany =
     "ERR Number of keys can't be greater than number of args";
 inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+// Bitmaps (bitops.c).
+inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kBitposBit = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitopNotOneKey =
+    "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr std::string_view kBitfieldOverflow = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldRoWrite =
+    "ERR BITFIELD_RO only supports the GET subcommand";
 // Sorted sets (t_zset.c).
 inline constexpr std::string_view kZsetNanResult = "ERR resulting score is not a number (NaN)";
 inline constexpr std::string_view kZsetRangeNotFloat = "ERR min or max is not a float";
@@ -144,6 +160,35 @@ inline constexpr std::string_view kLposRankZero =
     "negative to start from the end of the list";
 inline constexpr std::string_view kLposCountNegative = "ERR COUNT can't be negative";
 inline constexpr std::string_view kLposMaxlenNegative = "ERR MAXLEN can't be negative";
+// Geo (geo.c). The three prefixes are followed by the pair ("%f,%f") or the command as sent.
+inline constexpr std::string_view kGeoBadPairPrefix = "ERR invalid longitude,latitude pair ";
+inline constexpr std::string_view kGeoFromPrefix =
+    "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for ";
+inline constexpr std::string_view kGeoByPrefix =
+    "ERR exactly one of BYRADIUS and BYBOX can be specified for ";
+inline constexpr std::string_view kGeoBadUnit =
+    "ERR unsupported unit provided. please use M, KM, FT, MI";
+inline constexpr std::string_view kGeoNoMember = "ERR could not decode requested zset member";
+inline constexpr std::string_view kGeoRadiusNotNumber = "ERR need numeric radius";
+inline constexpr std::string_view kGeoRadiusNegative = "ERR radius cannot be negative";
+inline constexpr std::string_view kGeoWidthNotNumber = "ERR need numeric width";
+inline constexpr std::string_view kGeoHeightNotNumber = "ERR need numeric height";
+inline constexpr std::string_view kGeoBoxNegative = "ERR height or width cannot be negative";
+inline constexpr std::string_view kGeoCountNotPositive = "ERR COUNT must be > 0";
+inline constexpr std::string_view kGeoAnyWithoutCount =
+    "ERR the ANY argument requires COUNT argument";
+inline constexpr std::string_view kGeoRadiusStoreOptions =
+    "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD "
+    "options";
+inline constexpr std::string_view kGeoSearchStoreOptions =
+    "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
+// SORT (sort.c).
+inline constexpr std::string_view kSortNotDouble =
+    "ERR One or more scores can't be converted into double";
+inline constexpr std::string_view kSortByDenied =
+    "ERR BY option of SORT denied due to insufficient ACL permissions.";
+inline constexpr std::string_view kSortGetDenied =
+    "ERR GET option of SORT denied due to insufficient ACL permissions.";
 
 // Redis formats the texts below with "%s", so an argument shows only up to its first NUL byte.
 inline std::string_view CString(std::string_view arg) { return arg.substr(0, arg.find('\0')); }

@@ -16,6 +16,7 @@ namespace {
 
 struct KeySpec {
   std::uint16_t flags = 0;
+  bool unknown = false;  // begin_search "unknown": only the command's own key finder knows
   bool by_keyword = false;
   int index = 0;  // begin_search index, or the keyword's startfrom
   std::string keyword;
@@ -76,6 +77,8 @@ KeySpec ParseSpec(const protocol::Reply& map) {
       for (char& c : spec.keyword)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       spec.index = static_cast<int>(IntField(detail, "startfrom"));
+    } else if (type != nullptr && type->text == "unknown") {
+      spec.unknown = true;
     } else {
       spec.index = static_cast<int>(IntField(detail, "index"));
     }
@@ -99,7 +102,8 @@ KeySpec ParseSpec(const protocol::Reply& map) {
 
 struct CommandKeySpecs {
   std::vector<KeySpec> specs;
-  bool has_keys = false;  // a spec that is not NOT_KEY
+  bool has_keys = false;        // a spec that is not NOT_KEY
+  bool variable_flags = false;  // a spec whose flags depend on the arguments
 };
 
 // Indexed by CommandId.
@@ -115,6 +119,7 @@ const std::vector<CommandKeySpecs>& Specs() {
       for (const protocol::Reply& map : parsed.elements) {
         entry.specs.push_back(ParseSpec(map));
         if ((entry.specs.back().flags & kKeyNotKey) == 0) entry.has_keys = true;
+        if ((entry.specs.back().flags & kKeyVariableFlags) != 0) entry.variable_flags = true;
       }
     }
     return t;
@@ -127,6 +132,7 @@ bool AddKeys(const KeySpec& spec, std::span<const std::string_view> args,
              std::vector<KeyRef>& out) {
   const int argc = static_cast<int>(args.size());
   int first = 0;
+  if (spec.unknown) return false;
   if (spec.by_keyword) {
     const int start = spec.index > 0 ? spec.index : argc + spec.index;
     const int end = spec.index > 0 ? argc - 1 : 1;
@@ -166,29 +172,121 @@ bool AddKeys(const KeySpec& spec, std::span<const std::string_view> args,
   return (spec.flags & kKeyIncomplete) == 0;
 }
 
+// The commands whose key specs cannot say it all, with Redis's own key finders (db.c's
+// getkeys_proc), which getKeysFromCommandWithSpecs falls back to.
+
+// SET's flags depend on GET (setGetKeys).
+void SetKeys(std::span<const std::string_view> args, std::vector<KeyRef>& out) {
+  std::uint16_t flags = kKeyOW | kKeyUpdate;
+  for (std::size_t i = 3; i < args.size(); ++i) {
+    if (ArgIs(args[i], "get")) flags = kKeyRW | kKeyAccess | kKeyUpdate;
+  }
+  if (args.size() > 1) out.push_back({1, flags});
+}
+
+// BITFIELD reads only while every subcommand before the first write is a GET (bitfieldGetKeys).
+void BitfieldKeys(std::span<const std::string_view> args, std::vector<KeyRef>& out) {
+  bool readonly = true;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    const std::size_t rest = args.size() - i - 1;
+    if (ArgIs(args[i], "get") && rest >= 2) {
+      i += 2;
+    } else if ((ArgIs(args[i], "set") || ArgIs(args[i], "incrby")) && rest >= 3) {
+      readonly = false;
+      break;
+    } else if (ArgIs(args[i], "overflow") && rest >= 1) {
+      i += 1;
+    } else {
+      readonly = false;  // a syntax error: assume a write, as Redis does
+      break;
+    }
+  }
+  out.push_back({1, readonly ? std::uint16_t(kKeyRO | kKeyAccess)
+                             : std::uint16_t(kKeyRW | kKeyAccess | kKeyUpdate)});
+}
+
+// The sorted key, and the last STORE's destination; BY and GET patterns are not keys
+// (sortGetKeys: an option's arguments are skipped, an unknown word is taken as a flag).
+void SortKeys(std::span<const std::string_view> args, std::vector<KeyRef>& out) {
+  out.push_back({1, kKeyRO | kKeyAccess});
+  int store = 0;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    if (ArgIs(args[i], "limit")) {
+      i += 2;
+    } else if (ArgIs(args[i], "get") || ArgIs(args[i], "by")) {
+      i += 1;
+    } else if (ArgIs(args[i], "store") && i + 1 < args.size()) {
+      store = static_cast<int>(i + 1);
+    }
+  }
+  if (store != 0) out.push_back({store, kKeyOW | kKeyUpdate});
+}
+
+// The one key of the short form, or those after KEYS when the key argument is empty
+// (migrateGetKeys).
+void MigrateKeys(std::span<const std::string_view> args, std::vector<KeyRef>& out) {
+  std::size_t first = 3;
+  std::size_t count = 1;
+  for (std::size_t i = 6; i < args.size(); ++i) {
+    if (ArgIs(args[i], "keys")) {
+      if (!args[3].empty()) {
+        count = 0;  // a syntax error MIGRATE itself reports
+      } else {
+        first = i + 1;
+        count = args.size() - first;
+      }
+      break;
+    }
+    if (ArgIs(args[i], "auth")) {
+      i += 1;
+    } else if (ArgIs(args[i], "auth2")) {
+      i += 2;
+    }
+  }
+  for (std::size_t i = 0; i < count && first + i < args.size(); ++i) {
+    out.push_back({static_cast<int>(first + i), kKeyRW | kKeyAccess | kKeyDelete});
+  }
+}
+
+using KeyFinder = void (*)(std::span<const std::string_view>, std::vector<KeyRef>&);
+
+KeyFinder OwnKeyFinder(const CommandSpec& spec) {
+  if (spec.handler == SetCommand) return SetKeys;
+  if (spec.handler == BitfieldCommand) return BitfieldKeys;
+  if (spec.handler == SortCommand) return SortKeys;
+  if (spec.handler == SortRoCommand) {
+    return [](std::span<const std::string_view>, std::vector<KeyRef>& out) {
+      out.push_back({1, kKeyRO | kKeyAccess});
+    };
+  }
+  if (spec.handler == MigrateCommand) return MigrateKeys;
+  return nullptr;
+}
+
 }  // namespace
 
-bool CommandHasKeys(std::uint16_t command_id) { return Specs()[command_id].has_keys; }
+bool CommandHasKeys(std::uint16_t command_id) {
+  return Specs()[command_id].has_keys || OwnKeyFinder(CommandById(command_id)) != nullptr;
+}
 
 void FindCommandKeys(std::uint16_t command_id, std::span<const std::string_view> args,
                      std::vector<KeyRef>& out) {
   out.clear();
-  // SET's flags depend on GET (Redis's setGetKeys).
-  if (CommandById(command_id).handler == SetCommand) {
-    std::uint16_t flags = kKeyOW | kKeyUpdate;
-    for (std::size_t i = 3; i < args.size(); ++i) {
-      if (ArgIs(args[i], "get")) flags = kKeyRW | kKeyAccess | kKeyUpdate;
+  const CommandKeySpecs& entry = Specs()[command_id];
+  // The specs first, unless one has variable flags; then the command's own finder, if any.
+  if (entry.has_keys && !entry.variable_flags) {
+    bool fits = true;
+    for (const KeySpec& s : entry.specs) {
+      if ((s.flags & kKeyNotKey) != 0) continue;
+      if (!AddKeys(s, args, out)) {
+        fits = false;
+        break;
+      }
     }
-    if (args.size() > 1) out.push_back({1, flags});
-    return;
+    if (fits) return;
+    out.clear();
   }
-  for (const KeySpec& s : Specs()[command_id].specs) {
-    if ((s.flags & kKeyNotKey) != 0) continue;
-    if (!AddKeys(s, args, out)) {
-      out.clear();
-      return;
-    }
-  }
+  if (const KeyFinder finder = OwnKeyFinder(CommandById(command_id))) finder(args, out);
 }
 
 }  // namespace warden::server

@@ -5,7 +5,9 @@
 
 #include "server/blocking.h"
 #include "server/command_context.h"
+#include "server/command_table.h"
 #include "server/server_state.h"
+#include "server/stats/slowlog.h"
 
 namespace warden::server {
 
@@ -80,26 +82,14 @@ void Monitors::Feed(const ServerState& server, const Session& session, int db,
     line_.append(session.addr);
   }
   line_.append("] ");
-  // Passwords are shown as "(redacted)", as Redis's AUTH, HELLO and ACL SETUSER redact their
-  // arguments.
-  const bool auth = ArgIs(args[0], "auth");
-  const bool hello = !auth && ArgIs(args[0], "hello");
-  std::size_t redact_from = auth ? 1 : args.size();
-  if (args.size() > 2 && ArgIs(args[0], "acl") && ArgIs(args[1], "setuser")) redact_from = 2;
-  std::size_t redact_to = args.size();
-  if (hello) {
-    for (std::size_t j = 2; j < args.size(); ++j) {
-      if (ArgIs(args[j], "auth") && j + 2 < args.size()) {
-        redact_from = j + 1;
-        redact_to = j + 3;
-        break;
-      }
-      if (ArgIs(args[j], "setname")) ++j;
-    }
+  // Passwords are shown as "(redacted)", as the slow log shows them.
+  const CommandSpec* spec = FindTopLevelCommand(args[0]);
+  if (spec != nullptr && spec->is_container() && args.size() > 1) {
+    spec = FindCommand(spec->subcommands(), args[1]);
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i > 0) line_.push_back(' ');
-    if (i >= redact_from && i < redact_to) {
+    if (spec != nullptr && RedactedArgument(*spec, args, i)) {
       line_.append("\"(redacted)\"");
     } else {
       AppendQuoted(line_, args[i]);

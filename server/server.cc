@@ -151,6 +151,7 @@ void Server::OnBeforePoll(uv_prepare_t* prepare) {
     self->resume_idle_active_ = false;
   }
   self->state_.replication.BeforeSleep();
+  self->state_.tracking.BroadcastPending();
   // The loop turn's writes reach the file (and, under always, the disk) before their replies.
   self->state_.aof.Flush();
   self->FlushScheduled();
@@ -523,6 +524,7 @@ void Server::Adopt(Connection* c) {
   ++state_.stats.total_connections;
   Session& s = c->session();
   s.id = state_.NewClientId();
+  by_id_.emplace(s.id, c);
   s.created_ms = state_.clock.NowMs();
   s.last_interaction_ms = s.created_ms;
   SetDefaultAuth(state_, s);
@@ -541,6 +543,7 @@ void Server::Unlink(Connection* c) {
   resume_.erase(std::remove(resume_.begin(), resume_.end(), c), resume_.end());
   flush_.erase(std::remove(flush_.begin(), flush_.end(), c), flush_.end());
   ForgetSession(state_, c->session());
+  by_id_.erase(c->session().id);
   if (c->prev != nullptr) {
     c->prev->next = c->next;
   } else if (connections_ == c) {
@@ -615,6 +618,11 @@ void Server::RequestShutdown() {
   Post([this] { Shutdown(); });
 }
 
+Session* Server::FindSession(std::uint64_t id) const {
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &it->second->session();
+}
+
 void Server::ForEachSession(const std::function<void(const Session&)>& fn) const {
   // The list is newest first; CLIENT LIST shows oldest first.
   const Connection* last = connections_;
@@ -687,6 +695,7 @@ void Server::ClientsCron() {
 
 void Server::OnCron(uv_timer_t* timer) {
   auto* self = static_cast<Server*>(timer->data);
+  if (self->state_.debug->cron_paused) return;
   self->RunExpirySlice();
   // Like Redis's incrementallyRehash: buckets in small batches for a bounded time, since moving
   // a bucket rehashes its keys and may miss cache on each.
@@ -698,6 +707,7 @@ void Server::OnCron(uv_timer_t* timer) {
   self->state_.aof.Cron();
   self->state_.snapshots.Cron();
   self->state_.replication.Cron();
+  self->state_.tracking.LimitTable();
   self->ClientsCron();
   // CONFIG SET hz takes effect from the next tick.
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "server/config/config.h"
@@ -62,6 +63,7 @@ class Server final : public ConnectionRegistry {
   // ConnectionRegistry
   void DropClients(const Session* keep) override;
   void ForEachSession(const std::function<void(const Session&)>& fn) const override;
+  Session* FindSession(std::uint64_t id) const override;
   std::size_t connected_clients() const override { return connection_count_; }
   std::size_t KillClients(const std::function<bool(const Session&)>& match,
                           const Session* keep) override;
@@ -132,6 +134,7 @@ class Server final : public ConnectionRegistry {
   std::vector<std::function<void()>> tasks_;
   bool handle_signals_;
   Connection* connections_ = nullptr;
+  std::unordered_map<std::uint64_t, Connection*> by_id_;  // CLIENT TRACKING's REDIRECT
   // Where ClientsCron's walk goes on from at the next tick (nullptr: from the head).
   Connection* cron_cursor_ = nullptr;
   std::size_t connection_count_ = 0;

@@ -23,6 +23,7 @@
 #include "server/session.h"
 #include "server/stats/command_stats.h"
 #include "server/stats/slowlog.h"
+#include "server/tracking.h"
 #include "server/watched_keys.h"
 #include "storage/active_expiry.h"
 #include "storage/clock.h"
@@ -64,6 +65,8 @@ class ConnectionRegistry {
   virtual void DropClients(const Session* keep) = 0;
   virtual void ForEachSession(const std::function<void(const Session&)>& fn) const = 0;
   virtual std::size_t connected_clients() const = 0;
+  // The connected client with this id (CLIENT TRACKING's REDIRECT), or null.
+  virtual Session* FindSession(std::uint64_t id) const = 0;
   // CLIENT KILL: closes every client `match` accepts, except `keep`, at once (replies not yet
   // sent are dropped, as Redis's freeClient drops them). Returns how many it closed.
   virtual std::size_t KillClients(const std::function<bool(const Session&)>& match,
@@ -109,14 +112,16 @@ class ServerState final : public storage::ExpiryListener {
   storage::Clock& clock;
   storage::Random random;
   storage::Databases dbs;
-  WatchedKeys watched_keys{dbs};
+  KeyObserverHub key_observers{dbs};
+  WatchedKeys watched_keys{dbs, key_observers};
+  Tracking tracking{*this, key_observers};
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
   CommandStats command_stats;
   Acl acl;
   Slowlog slowlog;
   LatencyMonitor latency;
-  BlockingRegistry blocking;
+  BlockingRegistry blocking{*this};
   ClientPause pause;
   PubSub pubsub;
   Monitors monitors;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "server/transaction.h"
 
@@ -41,6 +42,26 @@ struct Session {
   ReplicaPeer* replica = nullptr;
   // It sent SYNC or PSYNC: a replica (Redis's CLIENT_SLAVE; CLIENT LIST's flag S).
   bool is_replica = false;
+  // Client-side caching (tracking.h): CLIENT TRACKING's mode, the client its invalidations go to
+  // (0: itself) and, in BCAST mode, its prefixes. Redis's CLIENT_TRACKING_* flags.
+  enum TrackingFlag : std::uint8_t {
+    kTrackingOn = 1,
+    kTrackingBcast = 2,
+    kTrackingOptin = 4,
+    kTrackingOptout = 8,
+    kTrackingCaching = 16,  // CLIENT CACHING given for the next command (or transaction)
+    kTrackingNoloop = 32,
+    kTrackingBrokenRedirect = 64,
+  };
+  std::uint8_t tracking = 0;
+  std::uint64_t tracking_redirect = 0;
+  std::vector<std::string> tracking_prefixes;
+  // CLIENT REPLY: OFF silences every reply, SKIP the reply of the command after it (Redis's
+  // CLIENT_REPLY_OFF, CLIENT_REPLY_SKIP_NEXT that becomes CLIENT_REPLY_SKIP). Pub/sub
+  // confirmations and messages still go out. Zero for almost every client: one test per command.
+  enum ReplySilence : std::uint8_t { kReplyOff = 1, kReplySkip = 2, kReplySkipNext = 4 };
+  std::uint8_t reply_silence = 0;
+  bool reply_silenced() const { return (reply_silence & (kReplyOff | kReplySkip)) != 0; }
   // Reply, flush, then close (QUIT, protocol errors).
   bool close_after_reply = false;
   // Close without replying (cross-protocol scripting defence).

@@ -12,13 +12,17 @@ bool IsExpired(const storage::Keyspace& keyspace, std::string_view key, std::int
 
 }  // namespace
 
-WatchedKeys::WatchedKeys(storage::Databases& dbs)
-    : dbs_(dbs), by_db_(static_cast<std::size_t>(dbs.count())) {}
+WatchedKeys::WatchedKeys(storage::Databases& dbs, KeyObserverHub& hub)
+    : dbs_(dbs), hub_(hub), by_db_(static_cast<std::size_t>(dbs.count())) {}
 
 WatchedKeys::~WatchedKeys() { Observe(false); }
 
 void WatchedKeys::Observe(bool on) {
-  for (int i = 0; i < dbs_.count(); ++i) dbs_.db(i).set_observer(on ? this : nullptr);
+  if (on) {
+    hub_.Add(this);
+  } else {
+    hub_.Remove(this);
+  }
 }
 
 void WatchedKeys::Watch(Session& session, std::string_view key, std::int64_t now_ms) {

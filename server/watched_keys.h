@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/key_observers.h"
 #include "server/session.h"
 #include "storage/databases.h"
 
@@ -24,7 +25,7 @@ namespace warden::server {
 
 class WatchedKeys final : public storage::KeyObserver {
  public:
-  explicit WatchedKeys(storage::Databases& dbs);
+  WatchedKeys(storage::Databases& dbs, KeyObserverHub& hub);
   ~WatchedKeys();
   WatchedKeys(const WatchedKeys&) = delete;
   WatchedKeys& operator=(const WatchedKeys&) = delete;
@@ -59,6 +60,7 @@ class WatchedKeys final : public storage::KeyObserver {
   const Watcher* Find(const Session& session, int db, std::string_view key) const;
 
   storage::Databases& dbs_;
+  KeyObserverHub& hub_;
   std::vector<KeyMap> by_db_;
   std::size_t count_ = 0;  // (client, key) pairs
 };

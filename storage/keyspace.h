@@ -335,6 +335,11 @@ class Keyspace final : public LargeValue {
   // SETRANGE grow a string in amortized constant time, as Redis's sds does.
   Entry* ResizeValue(Entry* entry, std::size_t value_len, Encoding encoding);
   static char* ValueBytes(Entry* entry) { return entry->data() + entry->key_len(); }
+  // Sets a string's encoding without counting a change: Redis makes a string raw whenever a
+  // command looks it up to write bits in place (SETBIT, BITFIELD), whether or not one changes.
+  static void SetStringEncoding(Entry* entry, Encoding encoding) {
+    entry->encoding_ = static_cast<std::uint64_t>(encoding);
+  }
   // Moves `entry` (of this keyspace) to `key` in `to`, which may be this keyspace: the value,
   // large or not, and the deadline go with it. `existing` is what to.Find(key) returned; it is
   // replaced. `entry` is invalid afterwards. Returns the new entry.

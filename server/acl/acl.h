@@ -193,6 +193,11 @@ std::string AclDescribeChannels(const AclSelector& selector);
 // is the argument index of the key or channel refused (0 for a command).
 AclDenial AclCheck(const AclUser& user, const CommandSpec& spec,
                    std::span<const std::string_view> args, int& pos);
+// Whether some selector of `user` allows this request and may read every key (allkeys, ~* or
+// %R~*): Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess with CMD_KEY_ACCESS, which SORT asks
+// before its BY and GET patterns read keys the request does not name.
+bool AclReadsAnyKey(const AclUser& user, const CommandSpec& spec,
+                    std::span<const std::string_view> args);
 // Whether `user` may use a channel (a pattern is compared literally): for CLIENT KILL-style
 // checks after a user's channels change.
 bool AclChannelAllowed(const AclUser& user, std::string_view channel, bool is_pattern);

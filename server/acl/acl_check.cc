@@ -128,6 +128,23 @@ AclDenial AclCheck(const AclUser& user, const CommandSpec& spec,
   return relevant;
 }
 
+bool AclReadsAnyKey(const AclUser& user, const CommandSpec& spec,
+                    std::span<const std::string_view> args) {
+  if (user.unrestricted) return true;
+  thread_local std::vector<KeyRef> keys;
+  const std::uint16_t id = CommandId(spec);
+  Request request{spec, id, args, CommandHasKeys(id), ChannelsOf(spec), keys};
+  for (const AclSelector& s : user.selectors) {
+    int at = 0;
+    if (CheckSelector(s, request, at) != AclDenial::kNone) continue;
+    if ((s.flags & AclSelector::kAllKeys) != 0) return true;
+    for (const AclKeyPattern& p : s.keys) {
+      if ((p.perms & kAclRead) != 0 && p.pattern == "*") return true;
+    }
+  }
+  return false;
+}
+
 bool AclChannelAllowed(const AclUser& user, std::string_view channel, bool is_pattern) {
   for (const AclSelector& s : user.selectors) {
     if ((s.flags & AclSelector::kAllChannels) != 0) return true;

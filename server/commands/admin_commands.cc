@@ -103,7 +103,7 @@ void ClientsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "client_recent_max_input_buffer", "0");
   Field(out, "client_recent_max_output_buffer", "0");
   Field(out, "blocked_clients", static_cast<std::int64_t>(s.blocking.blocked_clients()));
-  Field(out, "tracking_clients", "0");
+  Field(out, "tracking_clients", static_cast<std::int64_t>(s.tracking.clients()));
   Field(out, "clients_in_timeout_table",
         static_cast<std::int64_t>(s.blocking.clients_with_deadline()));
   out.append("\r\n");
@@ -142,6 +142,8 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", HumanBytes(static_cast<std::size_t>(maxmemory)));
   Field(out, "maxmemory_policy", ctx.server.config.maxmemory_policy);
+  // Eviction counts all of used_memory (Redis leaves out replica buffers and the AOF buffer).
+  Field(out, "mem_not_counted_for_evict", "0");
   Field(out, "mem_allocator", "libc");
   // Large values and flushed databases waiting for the reclaimer.
   Field(out, "lazyfree_pending_objects",
@@ -231,6 +233,9 @@ void StatsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "total_forks", static_cast<std::int64_t>(s.stats.total_forks));
   // MIGRATE keeps no connection between calls.
   Field(out, "migrate_cached_sockets", "0");
+  Field(out, "tracking_total_keys", static_cast<std::int64_t>(s.tracking.total_keys()));
+  Field(out, "tracking_total_items", static_cast<std::int64_t>(s.tracking.total_items()));
+  Field(out, "tracking_total_prefixes", static_cast<std::int64_t>(s.tracking.total_prefixes()));
   Field(out, "unexpected_error_replies",
         static_cast<std::int64_t>(s.stats.unexpected_error_replies));
   Field(out, "total_error_replies",

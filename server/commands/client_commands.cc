@@ -22,6 +22,9 @@ const char* Flags(const Session& s, char (&buf)[16]) {
   if (s.subscribed()) *p++ = 'P';
   if (s.in_multi) *p++ = 'x';
   if (s.blocked) *p++ = 'b';
+  if ((s.tracking & Session::kTrackingOn) != 0) *p++ = 't';
+  if ((s.tracking & Session::kTrackingBrokenRedirect) != 0) *p++ = 'R';
+  if ((s.tracking & Session::kTrackingBcast) != 0) *p++ = 'B';
   if (s.multi.watch_touched) *p++ = 'd';
   if (s.no_evict) *p++ = 'e';
   if (s.no_touch) *p++ = 'T';
@@ -56,7 +59,10 @@ void AppendClientInfo(const Session& s, std::int64_t now_ms, std::string& out) {
   // A user name has no length limit: appended, not formatted into the fixed buffer.
   out.append(" user=");
   out.append(s.user != nullptr ? std::string_view(s.user->name) : "(superuser)");
-  out.append(" redir=-1 resp=");
+  out.append(" redir=");
+  out.append((s.tracking & Session::kTrackingOn) != 0 ? std::to_string(s.tracking_redirect)
+                                                      : std::string("-1"));
+  out.append(" resp=");
   out.append(s.resp == 3 ? "3" : "2");
   out.append(" lib-name=");
   out.append(s.lib_name);
@@ -200,9 +206,28 @@ void ClientUnblockCommand(CommandContext& ctx) {
   ctx.reply.Integer(unblocked ? 1 : 0);
 }
 
+// CLIENT REPLY ON|OFF|SKIP: OFF and SKIP reply nothing, ON clears both before its +OK.
+void ClientReplyCommand(CommandContext& ctx) {
+  Session& s = ctx.session;
+  if (ArgIs(ctx.arg(2), "on")) {
+    s.reply_silence &= static_cast<std::uint8_t>(~(Session::kReplyOff | Session::kReplySkip));
+    ctx.reply.Ok();
+  } else if (ArgIs(ctx.arg(2), "off")) {
+    s.reply_silence |= Session::kReplyOff;
+  } else if (ArgIs(ctx.arg(2), "skip")) {
+    if ((s.reply_silence & Session::kReplyOff) == 0) s.reply_silence |= Session::kReplySkipNext;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+  }
+}
+
 void ClientHelpCommand(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
       "GETNAME",
       "    Return the name of the current connection.",
       "ID",
@@ -231,6 +256,8 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Stop the current client pause, resuming traffic.",
       "PAUSE <timeout> [WRITE|ALL]",
       "    Suspend all, or just write, clients for <timeout> milliseconds.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
       "SETINFO <option> <value>",
@@ -239,12 +266,17 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    * LIB-VER: the client lib version.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
       "    Unblock the specified blocked client.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
       "    Will not touch LRU/LFU stats when this mode is on.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   ReplyHelp(ctx.reply, kLines);
 }
@@ -258,6 +290,11 @@ constexpr CommandSpec kClientTable[] = {
     {"client|info",     2, kNoScript | kLoading | kStale,          ClientInfoCommand,    0, 0, 0, "@slow @connection"},
     {"client|list",    -2, kAdmin | kNoScript | kLoading | kStale, ClientListCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},
     {"client|no-evict", 3, kAdmin | kNoScript | kLoading | kStale, ClientNoEvictCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
+    {"client|tracking", -3, kNoScript | kLoading | kStale,         ClientTrackingCommand, 0, 0, 0, "@slow @connection"},
+    {"client|caching",  3, kNoScript | kLoading | kStale,          ClientCachingCommand, 0, 0, 0, "@slow @connection"},
+    {"client|getredir", 2, kNoScript | kLoading | kStale,          ClientGetredirCommand, 0, 0, 0, "@slow @connection"},
+    {"client|trackinginfo", 2, kNoScript | kLoading | kStale,      ClientTrackinginfoCommand, 0, 0, 0, "@slow @connection"},
+    {"client|reply",    3, kNoScript | kLoading | kStale,          ClientReplyCommand,   0, 0, 0, "@slow @connection"},
     {"client|unblock", -3, kAdmin | kNoScript | kLoading | kStale, ClientUnblockCommand, 0, 0, 0, "@admin @slow @dangerous @connection"},
     // The operator's subcommands (client_admin_commands.cc).
     {"client|kill",    -3, kAdmin | kNoScript | kLoading | kStale, ClientKillCommand,    0, 0, 0, "@admin @slow @dangerous @connection"},

@@ -5,6 +5,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/key_specs.h"
 #include "storage/glob.h"
 
 namespace warden::server {
@@ -232,6 +233,72 @@ void CommandListCommand(CommandContext& ctx) {
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
 
+// Redis's addReplyFlagsForKeyArgs: a key's flags by name, in Redis's order.
+void WriteKeyFlags(protocol::ReplyWriter& r, std::uint16_t flags) {
+  static constexpr std::pair<std::uint16_t, std::string_view> kNames[] = {
+      {kKeyRO, "RO"},
+      {kKeyRW, "RW"},
+      {kKeyOW, "OW"},
+      {kKeyRM, "RM"},
+      {kKeyAccess, "access"},
+      {kKeyUpdate, "update"},
+      {kKeyInsert, "insert"},
+      {kKeyDelete, "delete"},
+      {kKeyNotKey, "not_key"},
+      {kKeyIncomplete, "incomplete"},
+      {kKeyVariableFlags, "variable_flags"},
+  };
+  std::size_t n = 0;
+  for (const auto& [flag, name] : kNames) n += (flags & flag) != 0;
+  r.SetHeader(n);
+  for (const auto& [flag, name] : kNames) {
+    if ((flags & flag) != 0) r.Status(name);
+  }
+}
+
+// COMMAND GETKEYS and GETKEYSANDFLAGS (getKeysSubcommandImpl): the keys the command in the
+// arguments would touch, found as ACL finds them.
+void ReplyKeysOf(CommandContext& ctx, bool with_flags) {
+  const CommandSpec* spec = FindTopLevelCommand(ctx.arg(2));
+  if (spec != nullptr && spec->is_container() && ctx.argc() > 3) {
+    spec = FindCommand(spec->subcommands(), ctx.arg(3));
+  }
+  if (spec == nullptr) {
+    ctx.reply.Error("ERR Invalid command specified");
+    return;
+  }
+  const std::uint16_t id = CommandId(*spec);
+  if (!CommandHasKeys(id)) {
+    ctx.reply.Error("ERR The command has no key arguments");
+    return;
+  }
+  const auto argc = static_cast<int>(ctx.argc() - 2);
+  if ((spec->arity > 0 && spec->arity != argc) || argc < -spec->arity) {
+    ctx.reply.Error("ERR Invalid number of arguments specified for command");
+    return;
+  }
+  const std::span<const std::string_view> args = ctx.args.subspan(2);
+  std::vector<KeyRef> keys;
+  FindCommandKeys(id, args, keys);
+  if (keys.empty()) {
+    if ((spec->flags & kNoMandatoryKeys) != 0) {
+      ctx.reply.ArrayHeader(0);
+    } else {
+      ctx.reply.Error("ERR Invalid arguments specified for command");
+    }
+    return;
+  }
+  ctx.reply.ArrayHeader(keys.size());
+  for (const KeyRef& key : keys) {
+    if (with_flags) ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(args[static_cast<std::size_t>(key.pos)]);
+    if (with_flags) WriteKeyFlags(ctx.reply, key.flags);
+  }
+}
+
+void CommandGetkeysCommand(CommandContext& ctx) { ReplyKeysOf(ctx, false); }
+void CommandGetkeysandflagsCommand(CommandContext& ctx) { ReplyKeysOf(ctx, true); }
+
 void CommandHelpCommand(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
       "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -249,8 +316,12 @@ void CommandHelpCommand(CommandContext& ctx) {
       "    Return documentation details about multiple Redis commands.",
       "    If no command names are given, documentation details for all",
       "    commands are returned.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full Redis command.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   ReplyHelp(ctx.reply, kLines);
 }
@@ -261,6 +332,8 @@ constexpr CommandSpec kCommandTable[] = {
     {"command|info",  -2, kLoading | kStale, CommandInfoCommand,  0, 0, 0, "@slow @connection"},
     {"command|docs",  -2, kLoading | kStale, CommandDocsCommand,  0, 0, 0, "@slow @connection"},
     {"command|list",  -2, kLoading | kStale, CommandListCommand,  0, 0, 0, "@slow @connection"},
+    {"command|getkeys", -4, kLoading | kStale, CommandGetkeysCommand, 0, 0, 0, "@slow @connection"},
+    {"command|getkeysandflags", -4, kLoading | kStale, CommandGetkeysandflagsCommand, 0, 0, 0, "@slow @connection"},
     {"command|help",   2, kLoading | kStale, CommandHelpCommand,  0, 0, 0, "@slow @connection"},
 };
 // clang-format on

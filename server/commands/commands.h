@@ -157,6 +157,49 @@ void ZinterstoreCommand(CommandContext& ctx);
 void ZdiffstoreCommand(CommandContext& ctx);
 void ZintercardCommand(CommandContext& ctx);
 
+// client_tracking_commands.cc
+void ClientTrackingCommand(CommandContext& ctx);
+void ClientCachingCommand(CommandContext& ctx);
+void ClientGetredirCommand(CommandContext& ctx);
+void ClientTrackinginfoCommand(CommandContext& ctx);
+
+// bitmap_commands.cc
+void SetbitCommand(CommandContext& ctx);
+void GetbitCommand(CommandContext& ctx);
+void BitcountCommand(CommandContext& ctx);
+void BitposCommand(CommandContext& ctx);
+void BitopCommand(CommandContext& ctx);
+
+// bitfield_commands.cc
+void BitfieldCommand(CommandContext& ctx);
+void BitfieldRoCommand(CommandContext& ctx);
+
+// hyperloglog_commands.cc
+void PfaddCommand(CommandContext& ctx);
+void PfcountCommand(CommandContext& ctx);
+void PfmergeCommand(CommandContext& ctx);
+void PfdebugCommand(CommandContext& ctx);
+void PfselftestCommand(CommandContext& ctx);
+
+// geo_commands.cc
+void GeoaddCommand(CommandContext& ctx);
+void GeoposCommand(CommandContext& ctx);
+void GeodistCommand(CommandContext& ctx);
+void GeohashCommand(CommandContext& ctx);
+void GeosearchCommand(CommandContext& ctx);
+void GeosearchstoreCommand(CommandContext& ctx);
+void GeoradiusCommand(CommandContext& ctx);
+void GeoradiusRoCommand(CommandContext& ctx);
+void GeoradiusbymemberCommand(CommandContext& ctx);
+void GeoradiusbymemberRoCommand(CommandContext& ctx);
+
+// sort_command.cc
+void SortCommand(CommandContext& ctx);
+void SortRoCommand(CommandContext& ctx);
+
+// lolwut_command.cc
+void LolwutCommand(CommandContext& ctx);
+
 // key_move_commands.cc
 void RenameCommand(CommandContext& ctx);
 void RenamenxCommand(CommandContext& ctx);

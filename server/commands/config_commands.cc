@@ -57,6 +57,20 @@ void ConfigSetFailed(CommandContext& ctx, std::string_view name, std::string_vie
   ctx.reply.Error({"ERR CONFIG SET failed (possibly related to argument '", name, "') - ", reason});
 }
 
+// Whether CONFIG SET refuses `option` as immutable. Redis's own immutable options refuse any
+// value, as in Redis; warden's own take back the value they have (however it is spelled), so a
+// client that writes back every option CONFIG GET * lists (Redis's "CONFIG sanity" test, which
+// skips only Redis's immutable options) is not refused.
+bool RefusedAsImmutable(const ConfigOption& option, const Config& config, std::string_view value) {
+  if ((option.flags & kConfigImmutable) == 0) return false;
+  if ((option.flags & kConfigWarden) == 0 || option.get == nullptr) return true;
+  const std::vector<std::string_view> words = (option.flags & kConfigMultiWord) != 0
+                                                  ? config_values::SplitSpaces(value)
+                                                  : std::vector<std::string_view>{value};
+  Config probe = config;
+  return option.set(probe, words).has_value() || option.get(probe) != option.get(config);
+}
+
 // CONFIG SET name value [name value ...], atomic as Redis's: every name is checked first
 // (unknown, immutable, protected, given twice: the first problem found is the answer, naming the
 // option as typed), then every value is parsed into a copy of the configuration (a bad value
@@ -83,7 +97,7 @@ void ConfigSetCommand(CommandContext& ctx) {
       ctx.reply.Error({"ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"});
       return;
     }
-    if ((option->flags & kConfigImmutable) != 0) {
+    if (RefusedAsImmutable(*option, ctx.server.config, ctx.arg(i + 1))) {
       ConfigSetFailed(ctx, name, "can't set immutable config");
       return;
     }
@@ -217,7 +231,7 @@ void ConfigHelpCommand(CommandContext& ctx) {
       "REWRITE",
       "    Rewrite the configuration file.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   ReplyHelp(ctx.reply, kLines);
 }

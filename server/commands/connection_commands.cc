@@ -58,6 +58,8 @@ void ResetCommand(CommandContext& ctx) {
   // Subscriptions and MONITOR end silently (no unsubscribe confirmations).
   ctx.server.monitors.Remove(s);
   ctx.server.pubsub.RemoveClient(s);
+  ctx.server.tracking.Disable(s);
+  s.reply_silence = 0;
   s.name.clear();
   s.db = 0;
   s.resp = 2;

@@ -62,6 +62,8 @@ void DebugHelp(CommandContext& ctx) {
       "    Write <message> to the server log.",
       "OBJECT <key>",
       "    Show low-level info about the <key> and associated value.",
+      "PAUSE-CRON <0|1>",
+      "    Stop periodic cron job processing.",
       "REPLICA-LINK DOWN|STALL|UP",
       "    On a replica: drop the link to the master and keep it down, or keep it open but read",
       "    and acknowledge nothing (a replica that lags), until UP.",
@@ -83,7 +85,7 @@ void DebugHelp(CommandContext& ctx) {
       "    Wait until <count> clients are blocked in blocking commands (real-time timeout,",
       "    default 5000, 0 for none); returns how many are.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   ReplyHelp(ctx.reply, kLines);
 }
@@ -109,6 +111,11 @@ bool FlagArg(std::string_view arg) { return std::atoi(std::string(arg).c_str()) 
 
 void DebugSetActiveExpire(CommandContext& ctx) {
   ctx.server.debug->active_expire_enabled = FlagArg(ctx.arg(2));
+  ctx.reply.Ok();
+}
+
+void DebugPauseCron(CommandContext& ctx) {
+  ctx.server.debug->cron_paused = FlagArg(ctx.arg(2));
   ctx.reply.Ok();
 }
 
@@ -273,6 +280,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"sleep",                    3, 3, DebugSleep},
     {"set-active-expire",        3, 3, DebugSetActiveExpire},
     {"object",                   3, 3, DebugObject},
+    {"pause-cron",               3, 3, DebugPauseCron},
     {"loadaof",                  2, 2, DebugLoadaof},
     {"reload",                   2, 5, DebugReload},
     {"set-skip-checksum-validation", 3, 3, DebugSetSkipChecksumValidation},

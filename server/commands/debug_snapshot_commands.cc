@@ -84,6 +84,7 @@ void SnapshotLoad(CommandContext& ctx, std::string_view name) {
   // Watchers of keys the flush removes are told here; those of keys the snapshot brings back
   // hear it from the keyspace's observer as each is stored.
   for (int db = 0; db < server.dbs.count(); ++db) server.watched_keys.TouchDb(db, -1, ctx.now_ms);
+  server.tracking.Flushed();
   it->second->RestoreInto(server.dbs, ctx.now_ms);
   server.active_expiry.ResetStats();
   for (int db = 0; db < server.dbs.count(); ++db) server.blocking.SignalDb(db);

@@ -248,6 +248,7 @@ void FlushdbCommand(CommandContext& ctx) {
       ctx.server.watched_keys.TouchDb(db, -1, ctx.now_ms);
     }
     ctx.server.dbs.FlushAll();
+    ctx.server.tracking.Flushed();
     ctx.server.active_expiry.ResetStats();
     // A blocked XREADGROUP whose stream went ends with UNBLOCKED, as in Redis; other waiters
     // find nothing and go on waiting.
@@ -260,6 +261,7 @@ void FlushdbCommand(CommandContext& ctx) {
   } else {
     ctx.server.watched_keys.TouchDb(ctx.session.db, -1, ctx.now_ms);
     ctx.server.dbs.Flush(ctx.session.db);
+    ctx.server.tracking.Flushed();
     ctx.server.blocking.SignalDb(ctx.session.db);
   }
   ctx.reply.Ok();

@@ -33,9 +33,8 @@ using storage::ValueType;
   return LookupTypedRead(ctx, key, ValueType::kZset, zset);
 }
 
-// ZADD's notifications, sent even when a NaN stopped it halfway (Redis's cleanup path).
-void NotifyZadd(CommandContext& ctx, bool created, std::int64_t changed, bool incr) {
-  if (created) NotifyNew(ctx, ctx.arg(1));
+// ZADD's event, sent even when a NaN stopped it halfway (Redis's cleanup path).
+void NotifyZadd(CommandContext& ctx, std::int64_t changed, bool incr) {
   if (changed > 0) Notify(ctx, notify::kZset, incr ? "zincr" : "zadd", ctx.arg(1));
 }
 
@@ -96,15 +95,21 @@ void ZaddGeneric(CommandContext& ctx, bool incr) {
   bool processed = false;
   double last_score = 0;
   const bool missing = zset == nullptr;
+  bool created = false;
   if (zset != nullptr || !flags.xx) {
     for (std::size_t i = at; i < ctx.argc(); i += 2) {
       double score = 0;
       ParseScore(ctx.arg(i), score);
       const storage::ZaddResult r = storage::ZsetAdd(ctx.keyspace(), zset, ctx.arg(1),
                                                      ctx.arg(i + 1), score, flags, ctx.limits());
+      // `new` as the key is added (Redis's dbAdd), so before the reply; `zadd` after it.
+      if (missing && !created && zset != nullptr) {
+        created = true;
+        NotifyNew(ctx, ctx.arg(1));
+      }
       if (r.nan) {
         ctx.reply.Error(errors::kZsetNanResult);
-        NotifyZadd(ctx, missing && zset != nullptr, added + updated, flags.incr);
+        NotifyZadd(ctx, added + updated, flags.incr);
         return;
       }
       added += r.added;
@@ -124,7 +129,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr) {
   } else {
     ctx.reply.Integer(ch ? added + updated : added);
   }
-  NotifyZadd(ctx, missing && zset != nullptr, added + updated, flags.incr);
+  NotifyZadd(ctx, added + updated, flags.incr);
 }
 
 // The pop count of ZPOPMIN/ZPOPMAX: a non-negative integer, or Redis's "must be positive".

@@ -130,6 +130,8 @@ struct Config {
   std::int64_t maxmemory_samples = 5;
   // How long one eviction pass may run before it goes on later (0..100; 10 is 500 us).
   std::int64_t maxmemory_eviction_tenacity = 10;
+  // Keys the client-side caching table remembers before the cron invalidates some (0: no limit).
+  std::int64_t tracking_table_max_keys = 1000000;
   // LFU's counter: how slowly it grows with accesses, and the minutes per step of decay.
   std::int64_t lfu_log_factor = 10;
   std::int64_t lfu_decay_time = 1;

@@ -470,6 +470,8 @@ const ConfigOption kConfigOptions[] = {
                                                    "keys sampled per eviction"),
     Int<F<&Config::maxmemory_eviction_tenacity>, 0, 100>("maxmemory-eviction-tenacity", 0,
                                                          "how long one eviction pass may run"),
+    Int<F<&Config::tracking_table_max_keys>, 0, kLongMax>(
+        "tracking-table-max-keys", 0, "keys client-side caching remembers (0: no limit)"),
     Int<F<&Config::lfu_log_factor>, 0, kIntMax>("lfu-log-factor", 0, "LFU counter growth",
                                                 ApplyEviction),
     Int<F<&Config::lfu_decay_time>, 0, kIntMax>("lfu-decay-time", 0, "minutes per LFU decay step",

@@ -27,7 +27,9 @@ class ServerState;
 enum class ConfigKind { kBool, kInt, kMemory, kEnum, kString, kSpecial };
 
 enum ConfigFlag : std::uint32_t {
-  // CONFIG SET refuses it: "can't set immutable config" (it is read once, at start).
+  // CONFIG SET refuses it: "can't set immutable config" (it is read once, at start). One that
+  // is also kConfigWarden takes back the value it has, so that every option CONFIG GET lists
+  // can be written back.
   kConfigImmutable = 1u << 0,
   // CONFIG SET refuses it: "can't set protected config" (enable-protected-configs is no).
   kConfigProtected = 1u << 1,

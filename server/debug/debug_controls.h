@@ -35,6 +35,8 @@ struct DebugControls {
   bool scripts_may_call_debug = false;
   // DEBUG SET-ACTIVE-EXPIRE.
   bool active_expire_enabled = true;
+  // DEBUG PAUSE-CRON: the cron does nothing until cleared (expiry, tracking's limit, clients).
+  bool cron_paused = false;
   // DEBUG SNAPSHOT's copies by name (debug_snapshot_commands.cc).
   std::map<std::string, std::unique_ptr<storage::Snapshot>, std::less<>> snapshots;
 };

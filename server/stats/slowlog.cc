@@ -18,7 +18,8 @@ bool EqualNoCase(std::string_view a, std::string_view b) {
 }  // namespace
 
 // Redis's redactClientCommandArgument callers: AUTH's arguments, HELLO's AUTH pair, ACL
-// SETUSER's name and rules, and the values of CONFIG SET's sensitive options.
+// SETUSER's name and rules, MIGRATE's credentials, and the values of CONFIG SET's sensitive
+// options.
 bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view> args,
                       std::size_t i) {
   if (spec.name == "auth") return i >= 1;
@@ -33,6 +34,22 @@ bool RedactedArgument(const CommandSpec& spec, std::span<const std::string_view>
       } else if (ArgIs(args[j], "setname") && more >= 1) {
         ++j;
       } else {
+        break;
+      }
+    }
+    return false;
+  }
+  if (spec.name == "migrate") {
+    // MIGRATE's own option walk: AUTH's password, AUTH2's user and password.
+    for (std::size_t j = 6; j < args.size(); ++j) {
+      const std::size_t more = args.size() - 1 - j;
+      if (ArgIs(args[j], "auth") && more >= 1) {
+        if (i == j + 1) return true;
+        ++j;
+      } else if (ArgIs(args[j], "auth2") && more >= 2) {
+        if (i == j + 1 || i == j + 2) return true;
+        j += 2;
+      } else if (ArgIs(args[j], "keys")) {
         break;
       }
     }

@@ -251,6 +251,8 @@ for suite in "${suites[@]}"; do
         "$here/python/test_stream_blocking.py"
       run_suite pubsub 180 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py"
+      run_suite tracking 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/tracking.xml" "$here/python/test_tracking.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-pipeline.xml" "$here/python/test_redis_py_pipeline.py"
       run_suite redis-py-recipes 90 "$py" -m pytest -q -p no:cacheprovider \

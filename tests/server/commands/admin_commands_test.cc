@@ -275,7 +275,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*43\r\n"
+            "*45\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -302,6 +302,8 @@ TEST_F(DebugTest, Help) {
             "+    Write <message> to the server log.\r\n"
             "+OBJECT <key>\r\n"
             "+    Show low-level info about the <key> and associated value.\r\n"
+            "+PAUSE-CRON <0|1>\r\n"
+            "+    Stop periodic cron job processing.\r\n"
             "+REPLICA-LINK DOWN|STALL|UP\r\n"
             "+    On a replica: drop the link to the master and keep it down, or keep it open but "
             "read\r\n"
@@ -329,7 +331,7 @@ TEST_F(DebugTest, Help) {
             "timeout,\r\n"
             "+    default 5000, 0 for none); returns how many are.\r\n"
             "+HELP\r\n"
-            "+    Print this help.\r\n");
+            "+    Prints this help.\r\n");
 }
 
 }  // namespace

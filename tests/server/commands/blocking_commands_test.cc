@@ -286,6 +286,37 @@ TEST_F(BlockingCommandsTest, ClientUnblockEndsTheWaitWithATimeoutOrAnError) {
             ErrorReply("ERR value is not an integer or out of range"));
 }
 
+// The line of an INFO reply that starts with `name` (without its CRLF), or "".
+std::string InfoLine(std::string_view info, std::string_view name) {
+  const std::size_t at = info.find("\n" + std::string(name));
+  if (at == std::string_view::npos) return "";
+  const std::size_t end = info.find("\r\n", at);
+  return std::string(info.substr(at + 1, end - at - 1));
+}
+
+// Redis's "errorstats: blocking commands": the UNBLOCKED error counts in errorstats and
+// total_error_replies, and as a failure of the CLIENT UNBLOCK that wrote it; CLIENT UNBLOCK
+// counts the blocked command as failed with either reply (updateStatsOnUnblock), a deadline
+// that passes does not.
+TEST_F(BlockingCommandsTest, ClientUnblockCountsTheErrorAndTheFailedCall) {
+  Waiter& w = NewWaiter();
+  const std::string id = std::to_string(w.session.id);
+  RunAs(w, {"BLPOP", "q", "0"});
+  Run({"CLIENT", "UNBLOCK", id, "ERROR"});
+  RunAs(w, {"BLPOP", "q", "0"});
+  Run({"CLIENT", "UNBLOCK", id});
+  RunAs(w, {"BLPOP", "q", "1"});
+  Advance(1000);
+
+  const std::string info = Run({"INFO", "all"});
+  EXPECT_EQ(InfoLine(info, "errorstat_UNBLOCKED:"), "errorstat_UNBLOCKED:count=1");
+  EXPECT_EQ(InfoLine(info, "total_error_replies:"), "total_error_replies:1");
+  EXPECT_TRUE(InfoLine(info, "cmdstat_blpop:").starts_with("cmdstat_blpop:calls=3,"));
+  EXPECT_TRUE(InfoLine(info, "cmdstat_blpop:").ends_with(",rejected_calls=0,failed_calls=2"));
+  EXPECT_TRUE(
+      InfoLine(info, "cmdstat_client|unblock:").ends_with(",rejected_calls=0,failed_calls=1"));
+}
+
 TEST_F(BlockingCommandsTest, AClientThatGoesAwayLeavesNothingBehind) {
   Waiter& w = NewWaiter();
   RunAs(w, {"BLPOP", "q", "a", "5"});

@@ -190,12 +190,64 @@ TEST_F(ClientCommandsTest, NoEvictOnAndOff) {
   EXPECT_EQ(Run({"CLIENT", "NO-EVICT", "OFF"}), "+OK\r\n");
 }
 
+// CLIENT REPLY (Redis's introspection.tcl): OFF silences every reply until ON, whose own +OK
+// is sent; SKIP silences the next command's only; errors are silenced too.
+TEST_F(ClientCommandsTest, ReplyOffSilencesUntilOn) {
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "OFF"}), "");
+  EXPECT_EQ(Run({"SET", "k", "v"}), "");
+  EXPECT_EQ(Run({"GET", "k"}), "");
+  EXPECT_EQ(Run({"NOSUCHCOMMAND"}), "");
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "SKIP"}), "");  // no effect while OFF
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");
+}
+
+TEST_F(ClientCommandsTest, ReplySkipSilencesOneCommand) {
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(Run({"INCR", "n"}), "");
+  EXPECT_EQ(Run({"INCR", "n"}), ":2\r\n");
+
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(Run({"INCR", "n"}), "");
+  EXPECT_EQ(Run({"INCR", "n"}), ":4\r\n");
+}
+
+TEST_F(ClientCommandsTest, ReplyOnClearsSkip) {
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PING"}), "+PONG\r\n");
+}
+
+TEST_F(ClientCommandsTest, ReplyOffSilencesATransactionAndCountsItsErrors) {
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "OFF"}), "");
+  EXPECT_EQ(Run({"MULTI"}), "");
+  EXPECT_EQ(Run({"INCR", "n"}), "");
+  EXPECT_EQ(Run({"EXEC"}), "");
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "BOGUS"}), "");
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+
+  EXPECT_EQ(Run({"GET", "n"}), "$1\r\n1\r\n");
+  EXPECT_NE(Run({"INFO", "errorstats"}).find("errorstat_ERR:count=1"), std::string::npos);
+}
+
+TEST_F(ClientCommandsTest, ReplyRejectsOtherModes) {
+  EXPECT_EQ(Run({"CLIENT", "REPLY", "maybe"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"CLIENT", "REPLY"}),
+            "-ERR wrong number of arguments for 'client|reply' command\r\n");
+}
+
 TEST_F(ClientCommandsTest, Help) {
   const std::string reply = Run({"CLIENT", "HELP"});
 
   EXPECT_EQ(reply,
-            "*43\r\n"
+            "*54\r\n"
             "+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+            "+CACHING (YES|NO)\r\n"
+            "+    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.\r\n"
+            "+GETREDIR\r\n"
+            "+    Return the client ID we are redirecting to when tracking is enabled.\r\n"
             "+GETNAME\r\n"
             "+    Return the name of the current connection.\r\n"
             "+ID\r\n"
@@ -224,6 +276,8 @@ TEST_F(ClientCommandsTest, Help) {
             "+    Stop the current client pause, resuming traffic.\r\n"
             "+PAUSE <timeout> [WRITE|ALL]\r\n"
             "+    Suspend all, or just write, clients for <timeout> milliseconds.\r\n"
+            "+REPLY (ON|OFF|SKIP)\r\n"
+            "+    Control the replies sent to the current connection.\r\n"
             "+SETNAME <name>\r\n"
             "+    Assign the name <name> to the current connection.\r\n"
             "+SETINFO <option> <value>\r\n"
@@ -232,12 +286,17 @@ TEST_F(ClientCommandsTest, Help) {
             "+    * LIB-VER: the client lib version.\r\n"
             "+UNBLOCK <clientid> [TIMEOUT|ERROR]\r\n"
             "+    Unblock the specified blocked client.\r\n"
+            "+TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]\r\n"
+            "+         [OPTIN] [OPTOUT] [NOLOOP]\r\n"
+            "+    Control server assisted client side caching.\r\n"
+            "+TRACKINGINFO\r\n"
+            "+    Report tracking status for the current connection.\r\n"
             "+NO-EVICT (ON|OFF)\r\n"
             "+    Protect current client connection from eviction.\r\n"
             "+NO-TOUCH (ON|OFF)\r\n"
             "+    Will not touch LRU/LFU stats when this mode is on.\r\n"
             "+HELP\r\n"
-            "+    Print this help.\r\n");
+            "+    Prints this help.\r\n");
 }
 
 }  // namespace

@@ -221,11 +221,12 @@ TEST_F(CommandCommandsTest, InfoOfContainerListsSubcommands) {
   for (const protocol::Reply& sub : entry.elements[9].elements) {
     subcommands.emplace_back(sub.elements[0].text);
   }
-  EXPECT_EQ(subcommands,
-            (std::vector<std::string>{
-                "client|id", "client|getname", "client|setname", "client|setinfo", "client|info",
-                "client|list", "client|no-evict", "client|unblock", "client|kill", "client|pause",
-                "client|unpause", "client|no-touch", "client|help"}));
+  EXPECT_EQ(subcommands, (std::vector<std::string>{
+                             "client|id", "client|getname", "client|setname", "client|setinfo",
+                             "client|info", "client|list", "client|no-evict", "client|tracking",
+                             "client|caching", "client|getredir", "client|trackinginfo",
+                             "client|reply", "client|unblock", "client|kill", "client|pause",
+                             "client|unpause", "client|no-touch", "client|help"}));
 }
 
 TEST_F(CommandCommandsTest, InfoWithoutNamesIsCommand) {
@@ -388,11 +389,13 @@ TEST_F(CommandCommandsTest, ListNamesEveryCommandAndSubcommand) {
 TEST_F(CommandCommandsTest, ListFilterByPattern) {
   const std::string bytes = Run({"COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"});
 
-  EXPECT_EQ(BulkStrings(Parse(bytes)),
-            (std::vector<std::string>{
-                "client", "client|id", "client|getname", "client|setname", "client|setinfo",
-                "client|info", "client|list", "client|no-evict", "client|unblock", "client|kill",
-                "client|pause", "client|unpause", "client|no-touch", "client|help"}));
+  EXPECT_EQ(
+      BulkStrings(Parse(bytes)),
+      (std::vector<std::string>{
+          "client", "client|id", "client|getname", "client|setname", "client|setinfo",
+          "client|info", "client|list", "client|no-evict", "client|tracking", "client|caching",
+          "client|getredir", "client|trackinginfo", "client|reply", "client|unblock", "client|kill",
+          "client|pause", "client|unpause", "client|no-touch", "client|help"}));
 }
 
 TEST_F(CommandCommandsTest, ListFilterByPatternIgnoresCase) {
@@ -434,7 +437,7 @@ TEST_F(CommandCommandsTest, SubcommandArity) {
 
 TEST_F(CommandCommandsTest, Help) {
   EXPECT_EQ(Run({"COMMAND", "HELP"}),
-            "*17\r\n"
+            "*21\r\n"
             "+COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+(no subcommand)\r\n"
             "+    Return details about all Redis commands.\r\n"
@@ -450,8 +453,12 @@ TEST_F(CommandCommandsTest, Help) {
             "+    Return documentation details about multiple Redis commands.\r\n"
             "+    If no command names are given, documentation details for all\r\n"
             "+    commands are returned.\r\n"
+            "+GETKEYS <full-command>\r\n"
+            "+    Return the keys from a full Redis command.\r\n"
+            "+GETKEYSANDFLAGS <full-command>\r\n"
+            "+    Return the keys and the access flags from a full Redis command.\r\n"
             "+HELP\r\n"
-            "+    Print this help.\r\n");
+            "+    Prints this help.\r\n");
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ TEST_F(ConfigCommandsTest, Help) {
             "+REWRITE\r\n"
             "+    Rewrite the configuration file.\r\n"
             "+HELP\r\n"
-            "+    Print this help.\r\n");
+            "+    Prints this help.\r\n");
 }
 
 Config TunedConfig() {

@@ -77,6 +77,38 @@ TEST_F(ConfigOptionsCommandTest, EverySettableOptionTakesItsOwnValueBack) {
   }
 }
 
+// warden's own immutable options take their own value back too (Redis's test skips only
+// Redis's immutable options), however it is spelled, and refuse any other.
+TEST_F(ConfigOptionsCommandTest, WardensImmutableOptionsTakeOnlyTheirOwnValueBack) {
+  for (const ConfigOption& o : ConfigOptions()) {
+    if ((o.flags & kConfigImmutable) == 0 || (o.flags & kConfigWarden) == 0) continue;
+    const std::string value = o.get(state_.config);
+    EXPECT_EQ(Run({"CONFIG", "SET", o.name, value}), "+OK\r\n") << o.name << " " << value;
+    EXPECT_EQ(o.get(state_.config), value) << o.name;
+  }
+  EXPECT_EQ(Run({"CONFIG", "SET", "script-memory-limit", "256mb", "SEED", "1"}), "+OK\r\n");
+
+  EXPECT_EQ(Run({"CONFIG", "SET", "script-memory-limit", "1mb"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'script-memory-limit') - can't "
+            "set immutable config\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "seed", "random"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'seed') - can't set immutable "
+            "config\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "preload", "x"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'preload') - can't set "
+            "immutable config\r\n");
+}
+
+// Redis's own immutable options refuse even the value they have, as Redis does.
+TEST_F(ConfigOptionsCommandTest, RedisImmutableOptionsRefuseTheirOwnValue) {
+  EXPECT_EQ(Run({"CONFIG", "SET", "databases", "16"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'databases') - can't set "
+            "immutable config\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "daemonize", "no"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set "
+            "immutable config\r\n");
+}
+
 TEST_F(ConfigOptionsCommandTest, ImmutableAndProtectedOptionsSayWhy) {
   EXPECT_EQ(Run({"CONFIG", "SET", "databases", "4"}),
             "-ERR CONFIG SET failed (possibly related to argument 'databases') - can't set "
