@@ -12,6 +12,7 @@
 #include "server/log.h"
 #include "server/notify.h"
 #include "server/server_state.h"
+#include "server/stats/memory_meter.h"
 
 namespace warden::server {
 namespace {
@@ -350,6 +351,22 @@ ConfigSetResult ApplyEviction(ServerState& s) {
   return std::nullopt;
 }
 
+// A lower limit takes effect at once, as Redis's updateMaxmemory: keys go (and their `evicted`
+// events fire) before CONFIG SET replies, not at the next write.
+ConfigSetResult ApplyMaxmemory(ServerState& s) {
+  if (s.config.maxmemory <= 0) return std::nullopt;
+  const std::size_t used = UsedMemory(s);
+  if (static_cast<std::size_t>(s.config.maxmemory) < used && s.log != nullptr) {
+    s.log->Log(LogLevel::kWarning,
+               "WARNING: the new maxmemory value set via CONFIG SET (%lld) is smaller than the "
+               "current memory usage (%zu). This will result in key eviction and/or the "
+               "inability to accept new write commands depending on the maxmemory-policy.",
+               static_cast<long long>(s.config.maxmemory), used);
+  }
+  PerformEvictions(s);
+  return std::nullopt;
+}
+
 // On: the data set is rewritten into a new base while writes go on (Aof::Enable). Off: the file
 // is written, synced and closed, as Redis's stopAppendOnly.
 ConfigSetResult ApplyAppendonly(ServerState& s) {
@@ -463,7 +480,8 @@ const ConfigOption kConfigOptions[] = {
     Int<Enc<&EncodingLimits::stream_node_max_entries>, 0, kLongMax>("stream-node-max-entries", 0,
                                                                     "entries per stream node"),
     // Memory.
-    Memory<F<&Config::maxmemory>, 0, kLongMax>("maxmemory", 0, "memory limit for data (0: none)"),
+    Memory<F<&Config::maxmemory>, 0, kLongMax>("maxmemory", 0, "memory limit for data (0: none)",
+                                               ApplyMaxmemory),
     Enum<F<&Config::maxmemory_policy>, kPolicies>("maxmemory-policy", 0, "what goes past maxmemory",
                                                   ApplyEviction),
     Int<F<&Config::maxmemory_samples>, 1, kIntMax>("maxmemory-samples", 0,

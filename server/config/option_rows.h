@@ -135,8 +135,9 @@ constexpr ConfigOption String(std::string_view name, std::uint32_t flags, std::s
 constexpr ConfigOption Special(std::string_view name, std::uint32_t flags, std::string_view help,
                                ConfigSetResult (*set)(Config&, Words),
                                std::string (*get)(const Config&),
-                               std::string (*rewrite)(const Config&), Apply apply = nullptr) {
-  return {name, {}, ConfigKind::kSpecial, flags, 0, 0, {}, help, set, get, rewrite, apply};
+                               std::string (*rewrite)(const Config&), Apply apply = nullptr,
+                               std::string_view alias = {}) {
+  return {name, alias, ConfigKind::kSpecial, flags, 0, 0, {}, help, set, get, rewrite, apply};
 }
 
 }  // namespace warden::server::option_rows

@@ -55,7 +55,7 @@ ConfigSetResult ApplyBacklogSize(ServerState& s) {
 const ConfigOption kReplicationOptions[] = {
     Special("replicaof", kConfigImmutable | kConfigMultiWord,
             "<host> <port>: start as a replica of this master", SetReplicaof, GetReplicaof,
-            GetReplicaof),
+            GetReplicaof, nullptr, "slaveof"),
     String<R<&ReplicationConfig::masterauth>>("masterauth", kConfigSensitive,
                                               "password for the master"),
     String<R<&ReplicationConfig::masteruser>>("masteruser", 0, "ACL user for the master"),
