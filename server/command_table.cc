@@ -67,6 +67,12 @@ constexpr CommandSpec kCommandTable[] = {
     {"bitop",         -4, kWrite | kDenyOom,                       BitopCommand,        2, -1, 1, "@write @bitmap @slow"},
     {"bitfield",      -2, kWrite | kDenyOom,                       BitfieldCommand,     1, 1, 1, "@write @bitmap @slow"},
     {"bitfield_ro",   -2, kReadOnly | kFast,                       BitfieldRoCommand,   1, 1, 1, "@read @bitmap @fast"},
+    // HyperLogLog (hyperloglog_commands.cc): strings in Redis's HLL encodings.
+    {"pfadd",         -2, kWrite | kDenyOom | kFast,               PfaddCommand,        1, 1, 1, "@write @hyperloglog @fast"},
+    {"pfcount",       -2, kReadOnly | kMayReplicate,               PfcountCommand,      1, -1, 1, "@read @hyperloglog @slow"},
+    {"pfmerge",       -2, kWrite | kDenyOom,                       PfmergeCommand,      1, -1, 1, "@write @hyperloglog @slow"},
+    {"pfdebug",        3, kWrite | kDenyOom | kAdmin,              PfdebugCommand,      2, 2, 1, "@write @hyperloglog @admin @slow @dangerous"},
+    {"pfselftest",     1, kAdmin,                                  PfselftestCommand,   0, 0, 0, "@hyperloglog @admin @slow @dangerous"},
     // Hashes.
     {"hset",          -4, kWrite | kDenyOom | kFast,               HsetCommand,         1, 1, 1, "@write @hash @fast"},
     {"hsetnx",         4, kWrite | kDenyOom | kFast,               HsetnxCommand,       1, 1, 1, "@write @hash @fast"},

@@ -25,6 +25,8 @@ struct EncodingLimits {
   // its entries; 0 is no limit.
   std::size_t stream_node_max_bytes = 4096;
   std::int64_t stream_node_max_entries = 100;
+  // A sparse HyperLogLog (hyperloglog.h) turns dense rather than grow past this many bytes.
+  std::size_t hll_sparse_max_bytes = 3000;
 };
 
 }  // namespace warden::storage

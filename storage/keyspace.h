@@ -437,6 +437,7 @@ class Keyspace final : public LargeValue {
   // The observer told of changes to keys (null: none). It stays with this object through Swap
   // and TakeAll, as it watches a database, not its contents.
   void set_observer(KeyObserver* observer) { observer_ = observer; }
+  KeyObserver* observer() const { return observer_; }
   // A value type changed the value of `key` in place (a large hash, set, list or sorted set),
   // without storing through this keyspace.
   void NoteModified(std::string_view key) { Touched(key, false); }

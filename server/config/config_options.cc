@@ -479,6 +479,8 @@ const ConfigOption kConfigOptions[] = {
                                                                      "bytes per stream node"),
     Int<Enc<&EncodingLimits::stream_node_max_entries>, 0, kLongMax>("stream-node-max-entries", 0,
                                                                     "entries per stream node"),
+    Memory<Enc<&EncodingLimits::hll_sparse_max_bytes>, 0, kLongMax>(
+        "hll-sparse-max-bytes", 0, "sparse HyperLogLogs up to this size"),
     // Memory.
     Memory<F<&Config::maxmemory>, 0, kLongMax>("maxmemory", 0, "memory limit for data (0: none)",
                                                ApplyMaxmemory),
