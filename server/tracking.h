@@ -7,7 +7,8 @@
 // to a key under one of the client's prefixes is collected during the loop turn and sent, one
 // array per prefix, before the loop sleeps. An invalidation is a RESP3 push `invalidate [keys]`,
 // or, for a client that redirects to another in RESP2 pub/sub mode, a `message` on
-// `__redis__:invalidate`; FLUSHALL, FLUSHDB and SWAPDB send a null in place of the keys.
+// `__redis__:invalidate`; FLUSHALL and FLUSHDB send a null in place of the keys (SWAPDB sends
+// nothing, as in Redis 7.0).
 //
 // Changes are heard through the databases' KeyObserverHub, only while something is tracked, so
 // a server without tracking clients pays nothing per write.
@@ -74,7 +75,7 @@ class Tracking final : public storage::KeyObserver {
   // Sends the current client its own invalidations, after its command's reply.
   void FlushPending(Session& session);
 
-  // Redis's trackingInvalidateKeysOnFlush: FLUSHALL, FLUSHDB, SWAPDB.
+  // Redis's trackingInvalidateKeysOnFlush: FLUSHALL, FLUSHDB.
   void Flushed();
   // Before the loop sleeps: the BCAST invalidations collected in this turn.
   void BroadcastPending();

@@ -187,7 +187,6 @@ void SwapdbCommand(CommandContext& ctx) {
     ctx.server.watched_keys.TouchDb(first, second, ctx.now_ms);
     ctx.server.watched_keys.TouchDb(second, first, ctx.now_ms);
     ctx.server.dbs.Swap(first, second);
-    ctx.server.tracking.Flushed();
     // Clients wait on a database's number, whatever it now holds (Redis 7.0's SWAPDB).
     ctx.server.blocking.SignalDb(first);
     ctx.server.blocking.SignalDb(second);

@@ -64,6 +64,10 @@ def default_mode_resp3(port):
     t["A GET k"] = a.call("GET", "trk:k")
     t["A SET k"] = a.call("SET", "trk:k", "mine")
     t["A invalidate own k"] = a.reply()
+    # SWAPDB invalidates nothing in Redis 7.0 (only FLUSHALL and FLUSHDB send a null).
+    t["W SWAPDB 0 1"] = w.call("SWAPDB", "0", "1")
+    t["A PING after SWAPDB"] = a.call("PING")
+    t["W SWAPDB back"] = w.call("SWAPDB", "0", "1")
     t["INFO tracking"] = sorted(
         line for line in parse(w.call("INFO", "stats")).decode().split("\r\n")
         if line.startswith("tracking_total"))
