@@ -16,11 +16,13 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "protocol/reply_writer.h"
 #include "server/acl/acl_gate.h"
 #include "server/config/config.h"
 #include "server/dispatcher.h"
+#include "server/persistence/aof.h"
 #include "server/server_state.h"
 #include "server/session.h"
 #include "storage/clock.h"
@@ -66,6 +68,15 @@ class CommandTest : public ::testing::Test {
 
   std::int64_t now_ms() const { return clock_.NowMs(); }
 
+  // The replication stream from here on, as a replica would get it: StartFeeding makes a
+  // backlog at offset 100, FedStream returns what was propagated since.
+  void StartFeeding() { state_.replication.AdoptMasterStream(std::string(40, 'a'), 100); }
+  std::string FedStream() {
+    std::string out;
+    EXPECT_TRUE(state_.replication.CopyStream(101, out));
+    return out;
+  }
+
   // Makes `key` a hash held in a table of its own: fields f0..f<n-1> past a lowered
   // hash-max-listpack-entries (left lowered).
   void PutTableHash(std::string_view key, int n) {
@@ -88,5 +99,12 @@ inline std::string BulkReply(std::string_view data) {
 }
 
 inline std::string ErrorReply(std::string_view text) { return "-" + std::string(text) + "\r\n"; }
+
+// A command as the append-only file and the replication stream write it.
+inline std::string EncodeCommand(std::vector<std::string_view> argv) {
+  std::string out;
+  AppendCommand(out, argv);
+  return out;
+}
 
 }  // namespace warden::server

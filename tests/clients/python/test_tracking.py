@@ -12,7 +12,8 @@ Also redis-py's RESP2 way: a second connection subscribed to __redis__:invalidat
 import pytest
 import redis
 
-from blocking_transcripts import Transcript, array, bulk, bulks, integer, same_as_redis
+from blocking_transcripts import (Transcript, array, bulk, bulks, client_fields, integer,
+                                  same_as_redis)
 from resp_conn import Conn, parse
 
 OK = b"+OK\r\n"
@@ -29,6 +30,12 @@ def invalidate3(*keys):
 def invalidate2(*keys):
     """What a RESP2 client subscribed to __redis__:invalidate receives."""
     return array(bulk("message"), bulk("__redis__:invalidate"), bulks(*keys))
+
+
+def info_lines(conn, prefix):
+    """The INFO stats lines that start with `prefix`."""
+    return [line for line in parse(conn.call("INFO", "stats")).decode().split("\r\n")
+            if line.startswith(prefix)]
 
 
 def fresh(port, *conns):
@@ -68,9 +75,7 @@ def default_mode_resp3(port):
     t["W SWAPDB 0 1"] = w.call("SWAPDB", "0", "1")
     t["A PING after SWAPDB"] = a.call("PING")
     t["W SWAPDB back"] = w.call("SWAPDB", "0", "1")
-    t["INFO tracking"] = sorted(
-        line for line in parse(w.call("INFO", "stats")).decode().split("\r\n")
-        if line.startswith("tracking_total"))
+    t["INFO tracking"] = sorted(info_lines(w, "tracking_total"))
     t["A FLUSHALL"] = a.call("FLUSHALL")
     t["A invalidate null"] = a.reply()
     t["A TRACKING OFF"] = a.call("CLIENT", "TRACKING", "OFF")
@@ -102,8 +107,7 @@ def redirect_resp2(port):
     t["A GET x again"] = a.call("GET", "trk:x")
     t["W FLUSHDB"] = w.call("FLUSHDB")
     t["SUB null"] = sub.reply()
-    fields = dict(f.split("=", 1) for f in parse(
-        w.call("CLIENT", "LIST", "ID", str(a.id()))).decode().split())
+    fields = client_fields(w, a)
     t["CLIENT LIST flags"] = fields["flags"]
     t["CLIENT LIST redir is SUB"] = fields["redir"] == str(sub.id())
     # The redirect target goes: A's invalidations have nowhere to go.
@@ -111,8 +115,7 @@ def redirect_resp2(port):
     t["A GET z"] = a.call("GET", "trk:z")
     t["W SET z"] = w.call("SET", "trk:z", "1")
     t["A TRACKINGINFO"] = parse(a.call("CLIENT", "TRACKINGINFO"))[:2]
-    fields = dict(f.split("=", 1) for f in parse(
-        w.call("CLIENT", "LIST", "ID", str(a.id()))).decode().split())
+    fields = client_fields(w, a)
     t["CLIENT LIST flags broken"] = fields["flags"]
     a.close()
     w.close()
@@ -146,8 +149,7 @@ def bcast(port):
     t["B only W's key"] = b.reply()
     t["A own prefix"] = a.reply()
     t["B PING"] = b.call("PING")
-    t["INFO prefixes"] = [line for line in parse(w.call("INFO", "stats")).decode().split("\r\n")
-                          if line.startswith("tracking_total_prefixes")]
+    t["INFO prefixes"] = info_lines(w, "tracking_total_prefixes")
     t["A overlapping prefix"] = a.call("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "trk:a")
     t["A more prefixes"] = a.call("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "zzz")
     t["A TRACKINGINFO 2"] = a.call("CLIENT", "TRACKINGINFO")
@@ -258,8 +260,7 @@ def table_limit(port):
     a, w = resp3(port), Conn(port)
     t["A TRACKING ON"] = a.call("CLIENT", "TRACKING", "ON")
     t["A MGET"] = a.call("MGET", "trk:l1", "trk:l2", "trk:l3")
-    t["keys before"] = [line for line in parse(w.call("INFO", "stats")).decode().split("\r\n")
-                        if line.startswith("tracking_total_keys")]
+    t["keys before"] = info_lines(w, "tracking_total_keys")
     t["W limit 1"] = w.call("CONFIG", "SET", "tracking-table-max-keys", "1")
     # The next command (anyone's) brings the table back under the limit.
     t["W PING"] = w.call("PING")
@@ -267,8 +268,7 @@ def table_limit(port):
     for _ in range(2):
         evicted.update(parse(a.reply())[1])
     t["A two keys invalidated"] = len(evicted)
-    t["keys after"] = [line for line in parse(w.call("INFO", "stats")).decode().split("\r\n")
-                       if line.startswith("tracking_total_keys")]
+    t["keys after"] = info_lines(w, "tracking_total_keys")
     t["W limit back"] = w.call("CONFIG", "SET", "tracking-table-max-keys", "1000000")
     a.close()
     w.close()

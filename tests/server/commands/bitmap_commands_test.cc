@@ -77,21 +77,7 @@ std::string RandomBytes(std::mt19937_64& rng, std::size_t n, int density_percent
   return s;
 }
 
-class BitmapCommandsTest : public CommandTest {
- protected:
-  // The replication stream since feeding started, as a replica gets it (Redis's propagation).
-  void StartFeeding() { state_.replication.AdoptMasterStream(std::string(40, 'a'), 100); }
-  std::string Stream() {
-    std::string out;
-    EXPECT_TRUE(state_.replication.CopyStream(101, out));
-    return out;
-  }
-  static std::string Encode(std::vector<std::string_view> argv) {
-    std::string out;
-    AppendCommand(out, argv);
-    return out;
-  }
-};
+class BitmapCommandsTest : public CommandTest {};
 
 // SETBIT and GETBIT
 
@@ -372,9 +358,9 @@ TEST_F(BitmapCommandsTest, OnlyWritesThatChangeSomethingArePropagated) {
   Run({"BITOP", "AND", "d", "nokey"});                                // nothing to delete
   Run({"BITOP", "AND", "f", "nokey"});                                // deletes f
 
-  EXPECT_EQ(Stream(), Encode({"SELECT", "0"}) + Encode({"SETBIT", "s", "1", "1"}) +
-                          Encode({"SETBIT", "s", "20", "0"}) +
-                          Encode({"BITOP", "AND", "f", "nokey"}));
+  EXPECT_EQ(FedStream(), EncodeCommand({"SELECT", "0"}) + EncodeCommand({"SETBIT", "s", "1", "1"}) +
+                             EncodeCommand({"SETBIT", "s", "20", "0"}) +
+                             EncodeCommand({"BITOP", "AND", "f", "nokey"}));
 }
 
 TEST_F(BitmapCommandsTest, WatchSeesOnlyRealChanges) {

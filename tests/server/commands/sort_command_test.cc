@@ -428,20 +428,7 @@ TEST_F(SortEventsTest, AStoreWakesAClientBlockedOnTheDestination) {
   EXPECT_EQ(Run({"LRANGE", "out", "0", "-1"}), Array({"2"}));
 }
 
-class SortPropagationTest : public SortCommandTest {
- protected:
-  void StartFeeding() { state_.replication.AdoptMasterStream(std::string(40, 'a'), 100); }
-  std::string Stream() {
-    std::string out;
-    EXPECT_TRUE(state_.replication.CopyStream(101, out));
-    return out;
-  }
-  static std::string Encode(std::vector<std::string_view> argv) {
-    std::string out;
-    AppendCommand(out, argv);
-    return out;
-  }
-};
+class SortPropagationTest : public SortCommandTest {};
 
 TEST_F(SortPropagationTest, OnlyAStoreThatChangedSomethingIsFed) {
   Run({"RPUSH", "l", "2", "1"});
@@ -451,7 +438,8 @@ TEST_F(SortPropagationTest, OnlyAStoreThatChangedSomethingIsFed) {
   Run({"SORT", "nokey", "STORE", "out"});
   Run({"SORT", "l", "STORE", "out"});
 
-  EXPECT_EQ(Stream(), Encode({"SELECT", "0"}) + Encode({"SORT", "l", "STORE", "out"}));
+  EXPECT_EQ(FedStream(),
+            EncodeCommand({"SELECT", "0"}) + EncodeCommand({"SORT", "l", "STORE", "out"}));
 }
 
 }  // namespace

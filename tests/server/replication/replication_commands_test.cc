@@ -13,22 +13,7 @@
 namespace warden::server {
 namespace {
 
-std::string Encode(std::vector<std::string_view> argv) {
-  std::string out;
-  AppendCommand(out, argv);
-  return out;
-}
-
-class ReplicationCommandsTest : public CommandTest {
- protected:
-  // The stream since the backlog was made at offset 100, as a replica would have it.
-  std::string Stream() {
-    std::string out;
-    EXPECT_TRUE(state_.replication.CopyStream(101, out));
-    return out;
-  }
-  void StartFeeding() { state_.replication.AdoptMasterStream(std::string(40, 'a'), 100); }
-};
+class ReplicationCommandsTest : public CommandTest {};
 
 TEST_F(ReplicationCommandsTest, ALoneMasterHasNoReplicasToWaitFor) {
   EXPECT_EQ(Run({"ROLE"}), "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n");
@@ -88,11 +73,12 @@ TEST_F(ReplicationCommandsTest, TheStreamIsWhatRedisPropagates) {
       ":2\r\n");
   EXPECT_EQ(Run({"SELECT", "3"}), "+OK\r\n");
   EXPECT_EQ(Run({"PUBLISH", "ch", "hello"}), ":0\r\n");
-  const std::string want = Encode({"SELECT", "0"}) + Encode({"SET", "k", "v"}) +
-                           Encode({"SET", "lease", "t", "PXAT", deadline}) + Encode({"MULTI"}) +
-                           Encode({"incr", "n"}) + Encode({"incr", "n"}) + Encode({"EXEC"}) +
-                           Encode({"SELECT", "3"}) + Encode({"PUBLISH", "ch", "hello"});
-  EXPECT_EQ(Stream(), want);
+  const std::string want =
+      EncodeCommand({"SELECT", "0"}) + EncodeCommand({"SET", "k", "v"}) +
+      EncodeCommand({"SET", "lease", "t", "PXAT", deadline}) + EncodeCommand({"MULTI"}) +
+      EncodeCommand({"incr", "n"}) + EncodeCommand({"incr", "n"}) + EncodeCommand({"EXEC"}) +
+      EncodeCommand({"SELECT", "3"}) + EncodeCommand({"PUBLISH", "ch", "hello"});
+  EXPECT_EQ(FedStream(), want);
   EXPECT_EQ(state_.replication.master_repl_offset(), 100 + static_cast<std::int64_t>(want.size()));
   const std::string info = Run({"INFO", "replication"});
   EXPECT_NE(info.find("\r\nmaster_repl_offset:" + std::to_string(100 + want.size()) + "\r\n"),
@@ -108,8 +94,9 @@ TEST_F(ReplicationCommandsTest, AKeyExpiredOnTheMasterIsFedAsADel) {
   clock_.AdvanceMs(20);
   EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
   const std::string deadline = std::to_string(now_ms() - 10);
-  EXPECT_EQ(Stream(), Encode({"SELECT", "0"}) + Encode({"SET", "k", "v", "PXAT", deadline}) +
-                          Encode({"DEL", "k"}));
+  EXPECT_EQ(FedStream(), EncodeCommand({"SELECT", "0"}) +
+                             EncodeCommand({"SET", "k", "v", "PXAT", deadline}) +
+                             EncodeCommand({"DEL", "k"}));
 }
 
 }  // namespace
