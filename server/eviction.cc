@@ -39,7 +39,7 @@ void Evict(ServerState& server, const storage::EvictionVictim& victim) {
   // A key found expired is removed by the lookup, as expired: memory is freed either way.
   storage::Entry* e = keyspace.Find(victim.key, server.NowMs(), storage::Touch::kNo);
   if (e == nullptr) return;
-  keyspace.Erase(e);
+  keyspace.EraseUnattributed(e);
   ++server.eviction.evicted_keys;
   server.propagation.Add(victim.db, {"DEL", victim.key}, server.call.depth);
   NotifyKeyspaceEvent(server, notify::kEvicted, "evicted", victim.key, victim.db);

@@ -56,11 +56,15 @@ void Tracking::UpdateObserving() {
 
 std::string Tracking::PrefixCollision(const Session& session,
                                       std::span<const std::string_view> prefixes) const {
+  // The client's own prefixes in byte order, as Redis walks its radix tree of them.
+  std::vector<std::string_view> own(session.tracking_prefixes.begin(),
+                                    session.tracking_prefixes.end());
+  std::sort(own.begin(), own.end());
   for (std::size_t i = 0; i < prefixes.size(); ++i) {
-    for (const std::string& mine : session.tracking_prefixes) {
+    for (std::string_view mine : own) {
       if (Overlap(mine, prefixes[i])) {
         return "ERR Prefix '" + std::string(prefixes[i]) + "' overlaps with an existing prefix '" +
-               mine + "'. Prefixes for a single client must not overlap.";
+               std::string(mine) + "'. Prefixes for a single client must not overlap.";
       }
     }
     for (std::size_t j = i + 1; j < prefixes.size(); ++j) {
@@ -209,19 +213,19 @@ void Tracking::Send(Session& client, std::string_view keys, bool raw) {
   target->host->ScheduleFlush();
 }
 
-void Tracking::KeyModified(const storage::Keyspace&, std::string_view key, bool) {
-  Invalidate(key, true);
+void Tracking::KeyModified(const storage::Keyspace& keyspace, std::string_view key, bool) {
+  Invalidate(key, true, keyspace.unattributed_change() ? nullptr : current_);
 }
 
-void Tracking::Invalidate(std::string_view key, bool bcast) {
+void Tracking::Invalidate(std::string_view key, bool bcast, const Session* changer) {
   if (bcast && !prefixes_.empty()) {
     for (auto& [prefix, state] : prefixes_) {
       if (!key.starts_with(prefix)) continue;
       auto it = state.keys.find(key);
       if (it == state.keys.end()) {
-        state.keys.emplace(std::string(key), current_);
+        state.keys.emplace(std::string(key), changer);
       } else {
-        it->second = current_;
+        it->second = changer;
       }
     }
   }
@@ -343,7 +347,7 @@ void Tracking::LimitTable() {
     std::size_t tries = 0;
     while (table_.bucket_size(b) == 0 && tries++ < buckets) b = (b + 1) % buckets;
     const std::string key = table_.begin(b)->first;
-    Invalidate(key, false);
+    Invalidate(key, false, current_);
     if (table_.size() <= max) {
       limit_rounds_ = 0;
       return;

@@ -108,7 +108,9 @@ class Tracking final : public storage::KeyObserver {
     std::vector<Session*> clients;
   };
 
-  void Invalidate(std::string_view key, bool bcast);
+  // `changer`: the client whose command changed the key (NOLOOP spares it in BCAST), or null
+  // for an expiry or eviction.
+  void Invalidate(std::string_view key, bool bcast, const Session* changer);
   // Redis's sendTrackingMessage: `keys` is one key's name, or (raw) the frame of the value.
   void Send(Session& client, std::string_view keys, bool raw);
   Session* Find(std::uint64_t id) const;

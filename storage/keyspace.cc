@@ -397,7 +397,7 @@ void Keyspace::ExpireEntry(Entry* entry) {
   // An expiry is not the command's change: the listener accounts for it (a DEL of its own).
   std::uint64_t* const counter = change_count_;
   change_count_ = nullptr;
-  Erase(entry);
+  EraseUnattributed(entry);
   change_count_ = counter;
 }
 

@@ -66,6 +66,9 @@ enum class Encoding : std::uint8_t {
   kSetPacked,
   // A Stream (stream.h): always large.
   kStream,
+  // A string that reads as kString does, but is its own object where Redis would share one for
+  // a small integer (COPY duplicates it): OBJECT REFCOUNT answers 1.
+  kStringUnshared,
 };
 
 // A large encoding's value bytes are a pointer to the structure that holds the collection.
@@ -79,6 +82,7 @@ constexpr ValueType TypeOf(Encoding e) {
     case Encoding::kString:
     case Encoding::kStringRaw:
     case Encoding::kStringNoInt:
+    case Encoding::kStringUnshared:
       return ValueType::kString;
     case Encoding::kHashPacked:
     case Encoding::kHashTable:
@@ -367,6 +371,15 @@ class Keyspace final : public LargeValue {
   }
   // Removes the entry; it is invalid afterwards.
   void Erase(Entry* entry);
+  // The same for a removal no client asked for (eviction; expiry goes through it too): Redis
+  // signals those with no client, so client-side caching's NOLOOP spares nobody.
+  void EraseUnattributed(Entry* entry) {
+    unattributed_ = true;
+    Erase(entry);
+    unattributed_ = false;
+  }
+  // True while an observer hears of such a removal.
+  bool unattributed_change() const { return unattributed_; }
   // Removes `key` if present and live; returns whether a live key was removed.
   bool Erase(std::string_view key, std::int64_t now_ms);
   void Clear();
@@ -536,6 +549,7 @@ class Keyspace final : public LargeValue {
   KeyspaceStats stats_;
   ExpiryListener* expiry_listener_ = nullptr;
   bool keep_expired_ = false;
+  bool unattributed_ = false;
   int db_index_ = 0;
   std::size_t bucket_bytes_ = 0;
   std::size_t clear_index_ = 0;  // ClearSome's progress through tables_[0], then tables_[1]

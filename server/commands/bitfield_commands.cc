@@ -274,7 +274,14 @@ void BitfieldGeneric(CommandContext& ctx, bool read_only_command) {
       ctx.reply.Error(errors::kBitfieldRoWrite);
       return;
     }
-    if (!LookupStringForBits(ctx, key, highest_bit, entry, grown)) return;
+    // Redis creates or pads the string without signalling it: WATCH and client-side caching
+    // hear of the key only when a write lands.
+    storage::Keyspace& keyspace = ctx.keyspace();
+    storage::KeyObserver* const observer = keyspace.observer();
+    keyspace.set_observer(nullptr);
+    const bool found = LookupStringForBits(ctx, key, highest_bit, entry, grown);
+    keyspace.set_observer(observer);
+    if (!found) return;
   }
   // A missing key (only GETs run then) reads as no bytes.
   unsigned char none = 0;
@@ -300,7 +307,7 @@ void BitfieldGeneric(CommandContext& ctx, bool read_only_command) {
     if (result == WriteResult::kChanged || (grown && result == WriteResult::kSame)) ++changes;
   }
   if (changes > 0) {
-    if (!grown) ctx.keyspace().NoteModified(key);
+    ctx.keyspace().NoteModified(key);
     Notify(ctx, notify::kString, "setbit", key);
   } else if (grown && ctx.server.propagation.active()) {
     // Every write was refused by FAIL: Redis keeps the created or padded string but propagates

@@ -65,9 +65,10 @@ void Rename(CommandContext& ctx, bool nx) {
     ctx.reply.Integer(0);
     return;
   }
-  // The old destination goes with its TTL; the source's TTL comes along.
-  if (dst != nullptr) keyspace.Erase(dst);
-  keyspace.MoveTo(src, keyspace, ctx.arg(2), nullptr);
+  // The old destination's value and TTL are replaced by the source's. Moving onto the old
+  // entry (not erasing it first) tells observers of the source before the destination, the
+  // order client-side caching's invalidations follow in Redis.
+  keyspace.MoveTo(src, keyspace, ctx.arg(2), dst);
   // Redis deletes an old destination and adds the key anew: it is always "new".
   NotifyNew(ctx, ctx.arg(2));
   Notify(ctx, notify::kGeneric, "rename_from", ctx.arg(1));
@@ -162,7 +163,10 @@ void CopyCommand(CommandContext& ctx) {
   }
   const std::string value = CopyValue(*entry, dst);
   const std::int64_t deadline = entry->deadline_ms();
-  const storage::Encoding encoding = entry->encoding();
+  // Redis duplicates a string object, so a copy of a shared small integer is its own.
+  const storage::Encoding encoding = entry->encoding() == storage::Encoding::kString
+                                         ? storage::Encoding::kStringUnshared
+                                         : entry->encoding();
   if (existing != nullptr) dst.Erase(existing);
   dst.Store(ctx.arg(2), value, deadline, nullptr, encoding);
   NotifyKeyspaceEvent(ctx.server, notify::kNew, "new", ctx.arg(2), db);

@@ -122,13 +122,16 @@ void MoveReply(CommandContext& ctx, std::string_view src_key, Entry*& src, std::
     Notify(ctx, notify::kList, PopEvent(from), src_key);
     return;
   }
-  std::string element;
-  storage::ListPop(keyspace, src, from, element);
-  const bool src_gone = src == nullptr;
+  // Redis pushes before it pops, and client-side caching sees the keys in that order: the
+  // element is copied out, pushed, then popped from the source.
+  std::string element(*storage::ListIndex(*src, from == ListEnd::kHead ? 0 : -1));
   Entry* dst = keyspace.Find(dst_key, ctx.now_ms);
   if (dst == nullptr) NotifyNew(ctx, dst_key);
   storage::ListPush(keyspace, dst, dst_key, element, to, ctx.limits());
   if (src_key == dst_key) src = dst;
+  std::string popped;
+  storage::ListPop(keyspace, src, from, popped);
+  const bool src_gone = src == nullptr;
   Notify(ctx, notify::kList, PushEvent(to), dst_key);
   Notify(ctx, notify::kList, PopEvent(from), src_key);
   if (src_gone) Notify(ctx, notify::kGeneric, "del", src_key);

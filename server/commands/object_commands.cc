@@ -22,7 +22,8 @@ namespace warden::server {
 std::string_view EncodingName(const storage::Entry& e) {
   using storage::Encoding;
   switch (e.encoding()) {
-    case Encoding::kString: {
+    case Encoding::kString:
+    case Encoding::kStringUnshared: {
       // Redis's tryObjectEncoding: a canonical integer of at most 20 characters is shared or
       // int-encoded; otherwise up to 44 bytes live with the object header.
       std::int64_t n = 0;
@@ -106,8 +107,8 @@ void ObjectRefcountCommand(CommandContext& ctx) {
   }
   // Redis shares one object for each integer 0..9999 and reports it as referenced INT_MAX times.
   std::int64_t n = -1;
-  const bool shared = EncodingName(*e) == "int" && storage::ParseCanonicalInt64(e->value(), n) &&
-                      n >= 0 && n < 10000;
+  const bool shared = e->encoding() == storage::Encoding::kString && EncodingName(*e) == "int" &&
+                      storage::ParseCanonicalInt64(e->value(), n) && n >= 0 && n < 10000;
   ctx.reply.Integer(shared ? 2147483647 : 1);
 }
 

@@ -110,6 +110,7 @@ RdbType TypeFor(const Entry& e) {
     case Encoding::kString:
     case Encoding::kStringRaw:
     case Encoding::kStringNoInt:
+    case Encoding::kStringUnshared:
       return kTypeString;
     case Encoding::kHashPacked:
       return kTypeHashListpack;

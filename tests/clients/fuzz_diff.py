@@ -17,15 +17,29 @@ USAGE and OBJECT IDLETIME loosely, and for streams (fuzz/stream_commands.py, whi
 an entry id come from a server's clock where the id is compared) the idle, seen and delivery
 times in XPENDING and XINFO replies within 1 s, the rest of those replies exactly, FUNCTION
 LIST sorted and FUNCTION LOAD's "Function <name> already exists" by its form when several
-functions are taken (fuzz/function_commands.py). After an
-SPOP both servers drop whatever either one popped, so their keyspaces stay identical. On a
-mismatch the sequence is shrunk (delta debugging over the command list) and printed as a
-tests/differential case file, with both replies.
+functions are taken (fuzz/function_commands.py), geo searches with COUNT n ANY by count and
+membership in the same search without it (fuzz/geo_commands.py), and SORT where a hash
+table's order shows as a multiset of element groups (fuzz/sort_commands.py). Bitmaps and
+HyperLogLogs are compared exactly, HLL bytes included; a corrupted HLL is SET from the bytes a
+GET just read, mutated (fuzz/hll_commands.py). After an
+SPOP both servers drop whatever either one popped, so their keyspaces stay identical.
+
+Client-side caching (fuzz/tracking.py): a seed may open a tracking connection and a redirect
+target on each server, turn CLIENT TRACKING on there (RESP3, or REDIRECT to a subscriber) and
+read keys on it while the main connection writes. After every command the tester sends PING on
+both and compares every frame that arrived before the PONG (the invalidations, their order,
+the keys inside each) exactly, but after a full SCAN (which removes lapsed keys in hash table
+order) as the set of keys invalidated; those seeds run with active expiry off.
+
+On a mismatch the sequence is shrunk (delta debugging over the command list) and printed as a
+tests/differential case file, with both replies (commands of the tracking connections marked
+track: and sub:).
 
     python3 tests/clients/fuzz_diff.py                    # seeds 1..20, 300 commands each
     python3 tests/clients/fuzz_diff.py --seeds 1000       # the long run
     python3 tests/clients/fuzz_diff.py --seed 17 -v       # one seed, every command printed
     python3 tests/clients/fuzz_diff.py --both-redis       # harness check: Redis on both sides
+    python3 tests/clients/fuzz_diff.py --focus geo        # every seed leans towards one family
 
 Without --warden-port/--redis-port it starts both servers itself (--warden, --redis-server).
 Standard library only.
@@ -38,13 +52,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz.commands import Command, generate, redis_int  # noqa: E402
+from fuzz.commands import FOCUS, Command, generate, redis_int  # noqa: E402
 from fuzz.resp import (ConnectionLost, RespConnection, start_redis, start_warden,  # noqa: E402
                        to_bytes)
+from fuzz.tracking import TrackingSide, invalidated_keys, mask_redirect  # noqa: E402
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -194,6 +210,7 @@ def parse_int(arg):
 
 
 HASHTABLE = ("$", b"hashtable")
+ZSET_TYPE = ("+", b"zset")  # TYPE's reply
 SKIPLIST = ("$", b"skiplist")  # a sorted set's member table: ZSCAN's order is the seed's
 SHARED_REFCOUNT = (":", 2147483647)  # OBJECT REFCOUNT of a shared integer (OBJ_SHARED_REFCOUNT)
 # The stream node sizes a sequence may lower (fuzz/stream_commands.py): set at each sequence's
@@ -201,6 +218,8 @@ SHARED_REFCOUNT = (":", 2147483647)  # OBJECT REFCOUNT of a shared integer (OBJ_
 # and when the tester lets go of the servers.
 STREAM_NODE_DEFAULTS = ["CONFIG", "SET", "stream-node-max-entries", "100",
                         "stream-node-max-bytes", "4096"]
+# The same for the sparse HyperLogLog limit (fuzz/hll_commands.py lowers it).
+HLL_DEFAULTS = ["CONFIG", "SET", "hll-sparse-max-bytes", "3000"]
 
 
 def pick_ok(cmd, before, reply):
@@ -254,7 +273,7 @@ def replies_match(cmd, a, b):
 def compare(cmd, a, b):
     if a[0] == "lost" or b[0] == "lost":
         return a == b
-    if cmd.pre and cmd.mode not in ("randpick", "spop", "encoded", "idle"):
+    if cmd.pre and cmd.mode not in ("randpick", "spop", "encoded", "idle", "geoany", "sortset"):
         # Probes compared exactly, then the command's own reply.
         if a[1][:-1] != b[1][:-1]:
             return False
@@ -319,9 +338,66 @@ def compare(cmd, a, b):
         return a[0] == b[0] and (a[1] is None) == (b[1] is None)
     if cmd.mode == "hello":
         return strip_hello_id(a) == strip_hello_id(b)
+    if cmd.mode == "redirect":
+        return mask_redirect(a) == mask_redirect(b)
+    if cmd.mode == "geoany":
+        (full_a, a), (full_b, b) = a[1], b[1]
+        if full_a != full_b:
+            return False
+        return a == b or (a[0] == b[0] == "*" and any_pick_ok(cmd, full_a, a)
+                          and any_pick_ok(cmd, full_b, b))
+    if cmd.mode == "sortset":
+        return sortset_match(cmd, a[1], b[1])
     if cmd.mode == "scan":
         return a == b
     raise ValueError(cmd.mode)
+
+
+def any_pick_ok(cmd, full, reply):
+    """Whether a search's COUNT n ANY reply holds min(n, all) distinct results, each one of the
+    whole search's (the probe, same centre and shape: the same distances and coordinates)."""
+    if full[0] != "*" or full[1] is None or reply[1] is None:
+        return False
+    words = [w.upper() for w in cmd.args]
+    count = parse_int([cmd.args[i + 1] for i in range(len(words) - 2)
+                       if words[i] == "COUNT" and words[i + 2] == "ANY"][0])
+    picks = [repr(item) for item in reply[1]]
+    return (len(picks) == min(count, len(full[1])) and len(set(picks)) == len(picks)
+            and set(picks) <= {repr(item) for item in full[1]})
+
+
+def sort_groups(cmd, value):
+    """A SORT reply as the sorted list of its element groups (an element or its GET values),
+    or the reply itself when it is not an array."""
+    if value[0] not in "*~" or value[1] is None:
+        return value
+    size = max(1, sum(1 for word in cmd.args if word.upper() == "GET"))
+    items = [repr(item) for item in value[1]]
+    return sorted(tuple(items[i:i + size]) for i in range(0, len(items), size))
+
+
+def sortset_match(cmd, probes_a, probes_b):
+    """SORT where the order a hash table yields elements in may show (fuzz/sort_commands.py):
+    the errno reset and OBJECT ENCODING (of a set; TYPE of a sorted set) probes exactly, then
+    the reply exactly unless the value is a hashtable set or a sorted set; for those the
+    element groups as a multiset, and under a LIMIT (whose probe is the whole SORT) each
+    server's groups within its own whole SORT."""
+    (*probes_a, a), (*probes_b, b) = probes_a, probes_b
+    if probes_a[:2] != probes_b[:2]:
+        return False
+    if probes_a[1] not in (HASHTABLE, ZSET_TYPE) or a == b and probes_a == probes_b:
+        return probes_a == probes_b and a == b
+    if len(probes_a) == 2:
+        return sort_groups(cmd, a) == sort_groups(cmd, b)
+    full_a, full_b = probes_a[2], probes_b[2]
+    if sort_groups(cmd, full_a) != sort_groups(cmd, full_b):
+        return False
+    if a[0] not in "*~" or a[1] is None:
+        return a == b
+    groups_a, groups_b = sort_groups(cmd, a), sort_groups(cmd, b)
+    return (a[0] == b[0] and len(groups_a) == len(groups_b)
+            and not Counter(groups_a) - Counter(sort_groups(cmd, full_a))
+            and not Counter(groups_b) - Counter(sort_groups(cmd, full_b)))
 
 
 def scan_all(conn, args):
@@ -386,18 +462,22 @@ class Mismatch:
     command: Command
     reference: object
     candidate: object
+    kind: str = "reply"  # or "pushes": the frames on the tracking connections after it
 
 
 class Pair:
-    """A connection to each server; every command goes to both before either reply is read."""
+    """A connection to each server; every command goes to both before either reply is read.
+    The tracking connections (fuzz/tracking.py) open when a command first goes on one."""
 
     def __init__(self, ref_port, cand_port):
         self.ports = (ref_port, cand_port)
         self.conns = None
+        self.sides = None
 
     def reset(self, active_expiry):
         self.close()
         self.conns = [RespConnection(p) for p in self.ports]
+        self.sides = [TrackingSide(p) for p in self.ports]
         # math.random draws from one generator per server that SCRIPT FLUSH does not reset, so
         # earlier scripts (other suites, earlier seeds) would shift it: seed it, then forget
         # the seeding script.
@@ -405,7 +485,7 @@ class Pair:
             for setup in (["FLUSHALL"], ["EVAL", "math.randomseed(1)", "0"], ["SCRIPT", "FLUSH"],
                           ["FUNCTION", "FLUSH"],
                           ["DEBUG", "SET-ACTIVE-EXPIRE", "1" if active_expiry else "0"],
-                          STREAM_NODE_DEFAULTS):
+                          STREAM_NODE_DEFAULTS, HLL_DEFAULTS):
                 reply = conn.call(*setup)
                 if reply not in (("+", b"OK"), ("$", None)):
                     raise RuntimeError("setup %s answered %r" % (setup, reply))
@@ -413,17 +493,25 @@ class Pair:
     def close(self):
         for conn in self.conns or []:
             try:
-                for restore in (["DEBUG", "SET-ACTIVE-EXPIRE", "1"], STREAM_NODE_DEFAULTS):
+                for restore in (["DEBUG", "SET-ACTIVE-EXPIRE", "1"], STREAM_NODE_DEFAULTS,
+                                HLL_DEFAULTS):
                     conn.send(restore)
                     conn.read_reply()
             except (OSError, ConnectionLost):
                 pass
             conn.close()
         self.conns = None
+        for side in self.sides or []:
+            side.close()
+        self.sides = None
 
     def run(self, cmd):
         """Returns both replies (parsed; ("lost", reason) when a connection broke). With probes
         (cmd.pre) each is ("multi", [probe replies..., reply])."""
+        if cmd.conn != "main":
+            return self._run_tracking(cmd)
+        if cmd.derive is not None:
+            return self._run_derived(cmd)
         if cmd.mode == "scan":
             return tuple(self._guard(lambda c: scan_all(c, cmd.args), c) for c in self.conns)
         if cmd.mode == "hscan":
@@ -442,6 +530,42 @@ class Pair:
         if not cmd.pre:
             replies = tuple(r if r[0] == "lost" else r[1][0] for r in replies)
         return replies
+
+    def _run_tracking(self, cmd):
+        for side in self.sides:
+            try:
+                side.send(cmd)
+            except (OSError, ConnectionLost):
+                pass
+        return tuple(self._guard(lambda side: side.read(cmd), side) for side in self.sides)
+
+    def _run_derived(self, cmd):
+        """The probes on both servers, then the command built from the reference's probe
+        replies, the same bytes to both."""
+        for conn in self.conns:
+            try:
+                for args in cmd.pre:
+                    conn.send(args)
+            except OSError:
+                pass
+        probes = [self._guard(lambda c: ("multi", [c.read_reply() for _ in cmd.pre]), c)
+                  for c in self.conns]
+        if probes[0][0] == "lost":
+            return tuple(probes)
+        cmd.sent = cmd.derive(probes[0][1])
+        replies = []
+        for conn, probe in zip(self.conns, probes):
+            replies.append(probe if probe[0] == "lost" else
+                           self._guard(lambda c: ("multi", probe[1] + [c.call(*cmd.sent)]),
+                                       conn))
+        return tuple(replies)
+
+    def sync(self):
+        """Both servers' frames waiting on the tracking connections (fuzz/tracking.py), or None
+        while no sequence command has opened one."""
+        if not any(side.conns for side in self.sides):
+            return None
+        return tuple(self._guard(lambda side: side.sync(), side) for side in self.sides)
 
     def _resync_after_spop(self, cmd, replies):
         """Each server popped its own random members: remove from both whatever either popped,
@@ -484,6 +608,14 @@ def run_sequence(pair, active_expiry, commands, verbose=False):
             print("  %4d %-60.60s %s" % (i, cmd.case_lines()[-1], show(ref)))
         if not replies_match(cmd, ref, cand):
             return Mismatch(i, cmd, ref, cand)
+        pushes = pair.sync()
+        if pushes is not None:
+            if verbose and pushes[0] != ("frames", []):
+                print("  %4s %-60s %s" % ("", "(tracking frames)", show(pushes[0])))
+            if pushes[0] != pushes[1] and not (
+                    cmd.mode == "scan" and "lost" not in (pushes[0][0], pushes[1][0])
+                    and invalidated_keys(pushes[0]) == invalidated_keys(pushes[1])):
+                return Mismatch(i, cmd, pushes[0], pushes[1], "pushes")
         if ref[0] == "lost":
             pair.reset(active_expiry)  # both broke the same way: carry on with new connections
     return None
@@ -496,6 +628,10 @@ def show(value):
         return "{%s}" % ", ".join(sorted(repr(k)[1:] for k in value[1]))
     if value[0] == "multi":
         return " ; ".join(show(v) for v in value[1])
+    if value[0] == "frames":
+        return "[%s]" % " ; ".join(
+            "%s: %s" % (v[0], show(v[1])) if isinstance(v[0], str) and len(v[0]) > 1 else show(v)
+            for v in value[1])
     if value[0] == "items":
         if value[1] is None:
             return "<no full iteration>"
@@ -506,12 +642,12 @@ def show(value):
 def shrink(pair, active_expiry, commands, first, budget_s):
     """Delta debugging (ddmin) over the command list, keeping a mismatch on the same command
     name as `first`. Stops refining after budget_s seconds."""
-    name = first.command.args[0]
+    name = (first.command.args[0], first.kind)
     deadline = time.monotonic() + budget_s
 
     def fails(candidate):
         m = run_sequence(pair, active_expiry, candidate)
-        return m is not None and m.command.args[0] == name, m
+        return m is not None and (m.command.args[0], m.kind) == name, m
 
     current = commands[: first.index + 1]
     n = 2
@@ -536,8 +672,9 @@ def shrink(pair, active_expiry, commands, first, budget_s):
 
 
 def describe(seed, mismatch, labels):
-    return ["MISMATCH seed %d at command %d: %s" % (seed, mismatch.index,
-                                                   mismatch.command.case_lines()[-1]),
+    what = "" if mismatch.kind == "reply" else " (the tracking frames after it)"
+    return ["MISMATCH seed %d at command %d%s: %s" % (seed, mismatch.index, what,
+                                                     mismatch.command.case_lines()[-1]),
             "  %s: %s" % (labels[0], show(mismatch.reference)),
             "  %s: %s" % (labels[1], show(mismatch.candidate))]
 
@@ -548,10 +685,14 @@ def reproduction(active_expiry, commands, mismatch, pair, labels):
     confirmed = sum(
         1 for _ in range(2)
         if (m := run_sequence(pair, active_expiry, commands)) is not None
-        and m.command.args[0] == mismatch.command.args[0])
+        and (m.command.args[0], m.kind) == (mismatch.command.args[0], mismatch.kind))
     lines = ["Shrunk reproduction (%d commands, reproduced %d/2; case-file syntax, on a fresh "
              "connection after FLUSHALL, SCRIPT FLUSH and FUNCTION FLUSH):"
              % (len(commands), confirmed)]
+    if any(cmd.conn != "main" for cmd in commands):
+        lines.append("  (lines marked track: and sub: go on a second and a third connection; "
+                     "after every line the frames waiting on those two are read up to a PING's "
+                     "reply and compared)")
     if not active_expiry:
         lines.append("  DEBUG SET-ACTIVE-EXPIRE 0")
     lines += ["  " + cmd.case_line() for cmd in commands]
@@ -581,7 +722,7 @@ def write_junit(path, label, results):
 
 def run_seed(pair, seed, args, labels):
     """Runs one seed; returns None, or the mismatch and its shrunk reproduction as text."""
-    active_expiry, commands = generate(seed, args.length)
+    active_expiry, commands = generate(seed, args.length, args.focus)
     if args.verbose:
         print("seed %d (active expiry %s)" % (seed, "on" if active_expiry else "off"))
     mismatch = run_sequence(pair, active_expiry, commands, args.verbose)
@@ -591,8 +732,8 @@ def run_seed(pair, seed, args, labels):
     print("\n".join(lines), flush=True)
     small = shrink(pair, active_expiry, commands, mismatch, args.shrink_seconds)
     more = reproduction(active_expiry, small, mismatch, pair, labels)
-    more.append("  replay: python3 tests/clients/fuzz_diff.py --seed %d --length %d"
-                % (seed, args.length))
+    more.append("  replay: python3 tests/clients/fuzz_diff.py --seed %d --length %d%s"
+                % (seed, args.length, " --focus " + args.focus if args.focus else ""))
     print("\n".join(more), flush=True)
     return "\n".join(lines + more)
 
@@ -603,6 +744,8 @@ def main():
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--seed", type=int, action="append", help="run only these seeds")
     parser.add_argument("--length", type=int, default=300, help="commands per seed")
+    parser.add_argument("--focus", choices=sorted(FOCUS),
+                        help="every seed leans towards this family (default: each seed draws one)")
     parser.add_argument("--warden", default=os.path.join(REPO_ROOT, "build", "warden"))
     parser.add_argument("--redis-server", default="redis-server")
     parser.add_argument("--warden-port", type=int, help="use a running warden")

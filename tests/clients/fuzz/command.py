@@ -18,13 +18,26 @@ class Command:
     and for streams "clock" (the clock readings in XPENDING, XINFO CONSUMERS and XINFO STREAM
     FULL replies, idle times, seen-times and delivery times, within `tol` ms; every other part
     of the reply exactly).
+    For geo searches "geoany" (COUNT n ANY: exact, or each server's reply checked against its
+    own whole search, the probe), for SORT "sortset" (OBJECT ENCODING of a set or TYPE of a
+    sorted set first; for a hashtable set or a sorted set, element groups compared as a
+    multiset, each within the server's own whole SORT under a LIMIT), for tracking "redirect"
+    (any redirect client id blanked).
     `pre` holds the commands sent (to both servers, just before this one) whose replies the
     comparison uses.
+    `conn` names the connection the command goes on: "main", or the tracking connections
+    (fuzz/tracking.py) "track" and "sub".
+    `derive`, when set, makes the arguments actually sent from the reference server's probe
+    replies (fuzz/hll_commands.py's HllMutation); `args` then only describes them, and the
+    tester keeps what it last sent in `sent`, for the reproduction.
     """
     args: list
     mode: str = "exact"
     tol: int = 0
     pre: list = field(default_factory=list)
+    conn: str = "main"
+    derive: object = None
+    sent: list = None
 
     def case_line(self):
         """The command in tests/differential case-file syntax (several lines when probes or a
@@ -32,7 +45,13 @@ class Command:
         return "\n  ".join(self.case_lines())
 
     def case_lines(self):
-        words = " ".join(quote(a) for a in self.args)
+        lines = self._case_lines()
+        if self.conn != "main":
+            lines[-1] = "%s: %s" % (self.conn, lines[-1])
+        return lines
+
+    def _case_lines(self):
+        words = " ".join(quote(a) for a in (self.sent or self.args))
         pre = [" ".join(quote(a) for a in p) for p in self.pre]
         if self.mode == "tol":
             return ["~%d %s" % (self.tol, words)]
@@ -69,7 +88,15 @@ class Command:
         if self.mode == "load":
             return ["# exact, but a taken function's name may differ: the servers hash in "
                     "different orders", words]
-        return [words]
+        if self.mode == "geoany":
+            return ["# COUNT ANY: exact, or each result within its server's whole search",
+                    "sorted " + pre[0], "type " + words]
+        if self.mode == "sortset":
+            return ["# exact unless a hashtable set or a sorted set: then element groups as a "
+                    "multiset (within the whole SORT under a LIMIT)"] + pre + ["sorted " + words]
+        if self.mode == "redirect":
+            return ["type " + words]
+        return pre + [words]
 
 
 def quote(arg):

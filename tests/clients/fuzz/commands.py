@@ -26,7 +26,15 @@ are compared by what is certain about them:
   integer (OBJECT REFCOUNT 2147483647, whose LRU clock every key holding it shares);
 - streams (stream_commands.py) get explicit entry ids, never ones from the clock where an id
   is compared; the idle, seen and delivery times in XPENDING and XINFO replies are compared
-  within 1 s ("clock"), the rest of those replies exactly.
+  within 1 s ("clock"), the rest of those replies exactly;
+- bitmaps (bit_commands.py) and HyperLogLogs (hll_commands.py, HLL bytes included) exactly;
+  an HLL is now and then SET back corrupted from the bytes a GET just read;
+- geo (geo_commands.py) exactly, but COUNT n ANY by count and membership in the whole search
+  when the replies differ ("geoany");
+- SORT (sort_commands.py) exactly, but where a hash table's order shows (a hashtable set not
+  sorted, ALPHA BY weights with ties on a set or sorted set) as a multiset ("sortset");
+- client-side caching (tracking.py): a second and third connection track keys, and after every
+  command the invalidation frames waiting on them are compared exactly.
 """
 
 import hashlib
@@ -35,14 +43,19 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from fuzz.bit_commands import BitMakers
 from fuzz.command import Command, quote  # noqa: F401 (fuzz_diff imports Command here)
 from fuzz.function_commands import FunctionMakers
+from fuzz.geo_commands import GeoMakers
+from fuzz.hll_commands import HllMakers
 from fuzz.list_commands import ListMakers
+from fuzz.sort_commands import SortMakers
 from fuzz.typed_commands import (BAD_DBS, BAD_INTS, DBS, FIELDS, FLOAT_INCRS, HASH_KEYS,  # noqa: F401
                                  INCR_AMOUNTS, INT_MEMBERS, LONG_VALUES, OWN_HASH_KEYS,
                                  OWN_SET_KEYS, RANGE_INDEXES, RARE_FIELDS, SCAN_PATTERNS,
                                  SET_KEYS, STR_MEMBERS, TEXTS, TypedMakers)
 from fuzz.stream_commands import StreamMakers
+from fuzz.tracking import TrackingMakers
 from fuzz.zset_commands import ZsetMakers
 
 KEYS = ["k0", "k1", "k2", "lock:a", "lock:b", "lock:c"]
@@ -187,7 +200,8 @@ SCRIPT_RETURNS = [
 
 
 @dataclass
-class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers, FunctionMakers):
+class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers, FunctionMakers, BitMakers,
+                HllMakers, GeoMakers, SortMakers, TrackingMakers):
     """Builds one command sequence from a seeded random.Random."""
     rng: random.Random
     base_ms: int
@@ -201,6 +215,8 @@ class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers, FunctionMaker
     recent: dict = field(default_factory=lambda: {"hash": [], "set": []})
     # StreamMakers' state: a model of each stream key, a lowered node size to put back.
     streams: dict = field(default_factory=dict)
+    # TrackingMakers' state: what the tracking connections were set up as, whether tracking is on.
+    tracking: dict = field(default_factory=dict)
 
     def key(self):
         r = self.rng.random()
@@ -396,9 +412,12 @@ class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers, FunctionMaker
             elif r < 0.7:
                 args += ["COUNT", self.rng.choice(["1", "2", "10", "1000", "0", "-1", "abc"])]
             elif r < 0.85:
-                args += ["TYPE", self.rng.choice(["string", "list", "STRING", "none", "foo",
-                                                  "hash", "set", "SET", "zset",
-                                                  "stream"])]
+                # TYPE none matches a lapsed key that nothing removed yet (Redis's lookup
+                # deletes it and then sees no type): with active expiry on, whether its timer
+                # removed the key first depends on when it fired.
+                args += ["TYPE", self.rng.choice(["string", "list", "STRING", "foo", "hash",
+                                                  "set", "SET", "zset", "stream"] +
+                                                 ([] if self.active_expiry else ["none"]))]
             else:
                 args.append(self.rng.choice(["MATCH", "COUNT", "FOO"]))
         return Command(args, mode="scan")
@@ -516,6 +535,8 @@ class Generator(TypedMakers, ListMakers, ZsetMakers, StreamMakers, FunctionMaker
         (TypedMakers.hash_cmd, 16), (TypedMakers.set_type_cmd, 16), (TypedMakers.string_ext, 12), (TypedMakers.keyspace_cmd, 8), (TypedMakers.db_cmd, 3),
         (TypedMakers.big_value, 0.6),
         (ListMakers.list_cmd, 12), (ZsetMakers.zset_cmd, 16), (StreamMakers.stream_cmd, 14),
+        (BitMakers.bit_cmd, 8), (GeoMakers.geo_cmd, 8), (SortMakers.sort_cmd, 8),
+        (HllMakers.hll_cmd, 6), (TrackingMakers.tracking_cmd, 1),
     ]
 
 
@@ -529,6 +550,12 @@ FOCUS = {
     "keyspace": {"keyspace_cmd": 3, "db_cmd": 2, "hash_cmd": 2, "set_type_cmd": 2},
     "lists": {"list_cmd": 4},
     "streams": {"stream_cmd": 8},
+    "bits": {"bit_cmd": 6, "string_ext": 2},
+    "hll": {"hll_cmd": 8},
+    "geo": {"geo_cmd": 6, "zset_cmd": 2},
+    "sort": {"sort_cmd": 6, "list_cmd": 2},
+    # Tracking needs active expiry off (fuzz/tracking.py): generate() sees to it.
+    "tracking": {"tracking_cmd": 60, "bit_cmd": 0.5, "geo_cmd": 0.5, "stream_cmd": 0.5},
 }
 
 
@@ -536,8 +563,14 @@ def sha1_hex(body):
     return hashlib.sha1(body.encode()).hexdigest()
 
 
-def generate(seed, length):
+def generate(seed, length, focus=None):
+    """The seed's sequence: (active expiry on, commands). `focus` overrides the family the seed
+    would lean towards."""
     rng = random.Random(seed)
     gen = Generator(rng=rng, base_ms=int(time.time() * 1000), active_expiry=rng.random() < 0.5)
     gen.focus = rng.choice(sorted(FOCUS))
+    if focus is not None:
+        gen.focus = focus
+    if gen.focus == "tracking":
+        gen.active_expiry = False
     return gen.active_expiry, [gen.next() for _ in range(length)]

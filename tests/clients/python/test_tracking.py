@@ -166,6 +166,73 @@ def test_bcast_prefixes_and_noloop(target, reference):
     assert t["B only W's key"] == invalidate3("trk:c")
 
 
+def orders_and_quiet_writes(port):
+    """Where Redis's order of invalidations is easy to get wrong, and writes it keeps quiet."""
+    t = Transcript()
+    fresh(port)
+    a, b, w = resp3(port), resp3(port), Conn(port)
+    t["A TRACKING ON"] = a.call("CLIENT", "TRACKING", "ON")
+    # RENAME onto an existing key: the source first, then the destination.
+    w.call("MSET", "trk:src", "1", "trk:dst", "2")
+    t["A MGET dst src"] = a.call("MGET", "trk:dst", "trk:src")
+    t["W RENAME"] = w.call("RENAME", "trk:src", "trk:dst")
+    t["A rename first"] = a.reply()
+    t["A rename second"] = a.reply()
+    # LMOVE and RPOPLPUSH: the destination (pushed first), then the source.
+    w.call("RPUSH", "trk:l1", "x")
+    w.call("RPUSH", "trk:l2", "y", "z")
+    t["A LRANGE l1 l2"] = (a.call("LRANGE", "trk:l1", "0", "-1"),
+                           a.call("LRANGE", "trk:l2", "0", "-1"))
+    t["W LMOVE l2 l1"] = w.call("LMOVE", "trk:l2", "trk:l1", "LEFT", "RIGHT")
+    t["A lmove first"] = a.reply()
+    t["A lmove second"] = a.reply()
+    t["A LRANGE again"] = (a.call("LRANGE", "trk:l1", "0", "-1"),
+                           a.call("LRANGE", "trk:l2", "0", "-1"))
+    t["W RPOPLPUSH l2 l1 (l2 emptied)"] = w.call("RPOPLPUSH", "trk:l2", "trk:l1")
+    t["A rpoplpush first"] = a.reply()
+    t["A rpoplpush second"] = a.reply()
+    # A BITFIELD that OVERFLOW FAIL refuses entirely creates the key but signals nothing.
+    t["A GET bf"] = a.call("GET", "trk:bf")
+    t["W BITFIELD FAIL"] = w.call("BITFIELD", "trk:bf", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "9")
+    t["W EXISTS bf"] = w.call("EXISTS", "trk:bf")
+    t["W SET marker"] = w.call("SET", "trk:bf:after", "1")
+    t["A PING (no invalidation for bf)"] = a.call("PING")
+    t["W BITFIELD lands"] = w.call("BITFIELD", "trk:bf", "SET", "u2", "0", "1")
+    t["A bf"] = a.reply()
+    # A key the NOLOOP client's own read expires is not its own change: it hears of it.
+    t["B BCAST NOLOOP"] = b.call("CLIENT", "TRACKING", "ON", "BCAST", "NOLOOP", "PREFIX", "trk:e")
+    t["W active expire off"] = w.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    t["W SET e PX 1"] = w.call("SET", "trk:e", "1", "PX", "1")
+    t["B hears W's SET"] = b.reply()
+    t["B own SET"] = b.call("SET", "trk:e2", "1")
+    t["W DEBUG SLEEP"] = w.call("DEBUG", "SLEEP", "0.01")
+    t["B GET e (expires it)"] = b.call("GET", "trk:e")
+    t["B expired e"] = b.reply()
+    t["W active expire on"] = w.call("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    # The overlap error names the client's existing prefixes in byte order, not as added.
+    t["B TRACKING OFF"] = b.call("CLIENT", "TRACKING", "OFF")
+    t["B prefixes z then b"] = b.call("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "z",
+                                      "PREFIX", "bc")
+    t["B overlapping both"] = b.call("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "")
+    for c in (a, b, w):
+        c.close()
+    return t
+
+
+def test_invalidation_orders_and_quiet_writes(target, reference):
+    t = same_as_redis(target, reference, orders_and_quiet_writes)
+    assert (t["A rename first"], t["A rename second"]) == (invalidate3("trk:src"),
+                                                           invalidate3("trk:dst"))
+    assert (t["A lmove first"], t["A lmove second"]) == (invalidate3("trk:l1"),
+                                                         invalidate3("trk:l2"))
+    assert t["A PING (no invalidation for bf)"] == b"+PONG\r\n"
+    assert t["A bf"] == invalidate3("trk:bf")
+    assert t["B expired e"] == invalidate3("trk:e")
+    assert t["B overlapping both"] == (
+        b"-ERR Prefix '' overlaps with an existing prefix 'bc'. "
+        b"Prefixes for a single client must not overlap.\r\n")
+
+
 def optin_optout(port):
     t = Transcript()
     fresh(port)
