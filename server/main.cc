@@ -1,9 +1,11 @@
 // warden [config-file] [--option value ...]
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "server/config/config.h"
@@ -11,6 +13,7 @@
 #include "server/debug/debug_controls.h"
 #include "server/log.h"
 #include "server/server.h"
+#include "server/service.h"
 #include "server/version.h"
 #include "storage/clock.h"
 
@@ -45,8 +48,11 @@ int main(int argc, char** argv) {
   }
   Config config;
   if (auto err = ParseCommandLine(args, config)) {
-    std::fprintf(stderr, "warden: %s\n", err->message.c_str());
-    std::fprintf(stderr, "Run 'warden --help' for the options.\n");
+    if (err->log) {
+      Logger(LogLevel::kNotice, "").Log(LogLevel::kWarning, "%s", err->message.c_str());
+    } else {
+      std::fprintf(stderr, "%s\n", err->message.c_str());
+    }
     return 1;
   }
   // A vanished client must not kill the server: write errors are handled per connection.
@@ -54,16 +60,34 @@ int main(int argc, char** argv) {
   // Nor a file-size limit (ulimit -f): an append-only write past it fails with EFBIG and is
   // handled as a full disk is, instead of the signal ending the process.
   std::signal(SIGXFSZ, SIG_IGN);
+  // Before the event loop exists: a fork must not share it.
+  if (config.daemonize && !Daemonize()) {
+    std::fprintf(stderr, "Fatal error, can't fork into the background: %s\n", std::strerror(errno));
+    return 1;
+  }
   Logger log(ParseLogLevel(config.loglevel), config.logfile);
+  const std::string pidfile =
+      config.pidfile.empty() && config.daemonize ? std::string(kDefaultPidFile) : config.pidfile;
+  const bool systemd = SupervisedBySystemd(config.supervised);
+  for (const std::string& name : InertOptionsSet(config)) {
+    log.Log(LogLevel::kNotice, "Option '%s' is accepted for Redis compatibility but has no effect",
+            name.c_str());
+  }
   // The system clock, movable by DEBUG CLOCK when enable-debug-command allows it.
   warden::storage::ControllableClock clock;
   Server server(std::move(config), clock, log);
   server.state().debug->clock_control = &clock;
+  if (!pidfile.empty()) WritePidFile(pidfile, log);
   if (auto err = server.Start()) {
     log.Log(LogLevel::kWarning, "%s", err->c_str());
     server.Shutdown();
     server.Run();
+    if (!pidfile.empty()) RemovePidFile(pidfile, log);
     return 1;
   }
-  return server.Run();
+  if (systemd) NotifySystemd("STATUS=Ready to accept connections\nREADY=1\n", log);
+  const int status = server.Run();
+  if (systemd) NotifySystemd("STOPPING=1\n", log);
+  if (!pidfile.empty()) RemovePidFile(pidfile, log);
+  return status;
 }

@@ -101,7 +101,9 @@ void ConfigSetCommand(CommandContext& ctx) {
       ConfigSetFailed(ctx, name, "can't set immutable config");
       return;
     }
-    if ((option->flags & kConfigProtected) != 0) {
+    const std::string& protected_policy = ctx.server.config.enable_protected_configs;
+    if ((option->flags & kConfigProtected) != 0 && protected_policy != "yes" &&
+        !(protected_policy == "local" && ctx.session.local)) {
       ConfigSetFailed(ctx, name, "can't set protected config");
       return;
     }

@@ -1,15 +1,20 @@
 #include "server/config/config.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "protocol/request_parser.h"
 #include "server/config/config_options.h"
+#include "server/config/config_values.h"
+#include "server/version.h"
 
 namespace warden::server {
 namespace {
@@ -20,15 +25,6 @@ std::string Lower(std::string_view s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
   }
   return out;
-}
-
-std::optional<ConfigError> Fail(const ConfigDirective& d, std::string_view why) {
-  std::string line = d.name;
-  for (const std::string& a : d.args) {
-    line += ' ';
-    line += a;
-  }
-  return ConfigError{"bad option '" + line + "': " + std::string(why)};
 }
 
 }  // namespace
@@ -97,9 +93,9 @@ std::string FormatPercentiles(const std::vector<double>& percentiles) {
 
 std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   const ConfigOption* option = FindOptionRow(d.name);
-  if (option == nullptr) return ConfigError{"unknown option '" + d.name + "'"};
+  if (option == nullptr) return ConfigError{"Bad directive or wrong number of arguments"};
   const bool multi = (option->flags & kConfigMultiWord) != 0;
-  if (!multi && d.args.size() != 1) return Fail(d, "wrong number of arguments");
+  if (!multi && d.args.size() != 1) return ConfigError{"wrong number of arguments"};
   std::vector<std::string_view> words(d.args.begin(), d.args.end());
   // As Redis's loadServerConfigFromString: one word of a several-word option is split as a
   // line is (`--bind "127.0.0.1 ::1"`), unless it is empty (`--save ""`).
@@ -107,7 +103,7 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   if (multi && (option->flags & kConfigFileOnly) == 0 && words.size() == 1 && !words[0].empty()) {
     if (!protocol::SplitInlineArgs(words[0], storage, spans)) {
-      return Fail(d, "Unbalanced quotes in configuration line");
+      return ConfigError{"Unbalanced quotes in configuration line"};
     }
     words.clear();
     for (const auto& [at, len] : spans) words.push_back(std::string_view(storage).substr(at, len));
@@ -116,7 +112,7 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   const bool is_save = option->name == "save";
   std::vector<std::pair<std::int64_t, std::int64_t>> earlier;
   if (is_save && c.save_points_from_file) earlier = c.save_points;
-  if (auto error = option->set(c, words)) return Fail(d, *error);
+  if (auto error = option->set(c, words)) return ConfigError{*error};
   if (is_save) {
     if (!c.save_points.empty()) {
       earlier.insert(earlier.end(), c.save_points.begin(), c.save_points.end());
@@ -129,6 +125,15 @@ std::optional<ConfigError> ApplyDirective(Config& c, const ConfigDirective& d) {
   return std::nullopt;
 }
 
+std::string FatalConfigError(std::size_t line, std::string_view text, std::string_view why) {
+  std::string out =
+      "\n*** FATAL CONFIG FILE ERROR (Redis " + std::string(kRedisVersion) + ") ***\n";
+  out += "Reading the configuration file, at line " + std::to_string(line) + "\n";
+  out += ">>> '" + std::string(text) + "'\n";
+  out += why;
+  return out;
+}
+
 std::optional<ConfigError> ParseConfigText(std::string_view text,
                                            std::vector<ConfigDirective>& out) {
   std::size_t line_no = 0;
@@ -137,12 +142,15 @@ std::optional<ConfigError> ParseConfigText(std::string_view text,
     const std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    std::size_t first = line.find_first_not_of(" \t\r");
+    // Redis's sdstrim(" \t\r\n"): the line an error quotes.
+    const std::size_t first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos || line[first] == '#') continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
     std::string storage;
     std::vector<std::pair<std::size_t, std::size_t>> spans;
     if (!protocol::SplitInlineArgs(line, storage, spans)) {
-      return ConfigError{"line " + std::to_string(line_no) + ": unbalanced quotes"};
+      return ConfigError{
+          FatalConfigError(line_no, line, "Unbalanced quotes in configuration line")};
     }
     if (spans.empty()) continue;
     ConfigDirective d;
@@ -150,23 +158,80 @@ std::optional<ConfigError> ParseConfigText(std::string_view text,
     for (std::size_t i = 1; i < spans.size(); ++i) {
       d.args.push_back(storage.substr(spans[i].first, spans[i].second));
     }
+    d.line = line_no;
+    d.text = line;
     out.push_back(std::move(d));
   }
   return std::nullopt;
 }
 
+namespace {
+
+constexpr int kMaxIncludeDepth = 16;
+
+std::optional<ConfigError> CannotOpen(const std::string& path, int error) {
+  return ConfigError{"Fatal error, can't open config file '" + path + "': " + std::strerror(error),
+                     true};
+}
+
+// A file's text, or Redis's reason it cannot be read. A directory is refused (Redis 7.0 would
+// read it as an empty file).
+std::optional<ConfigError> ReadConfigFile(const std::string& path, std::string& text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return CannotOpen(path, EISDIR);
+  std::ifstream in(path);
+  if (!in) return CannotOpen(path, errno != 0 ? errno : ENOENT);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return std::nullopt;
+}
+
+std::optional<ConfigError> ApplyAll(Config& config, const std::vector<ConfigDirective>& directives,
+                                    int depth);
+
+// Redis's include: the file's directives apply where the include line is, its errors quote its
+// own lines.
+std::optional<ConfigError> Include(Config& config, const std::string& path, int depth) {
+  if (depth > kMaxIncludeDepth) {
+    return ConfigError{"Fatal error, config files include each other too deeply at '" + path + "'",
+                       true};
+  }
+  std::string text;
+  if (auto err = ReadConfigFile(path, text)) return err;
+  std::vector<ConfigDirective> directives;
+  if (auto err = ParseConfigText(text, directives)) return err;
+  return ApplyAll(config, directives, depth + 1);
+}
+
+std::optional<ConfigError> ApplyAll(Config& config, const std::vector<ConfigDirective>& directives,
+                                    int depth) {
+  for (const ConfigDirective& d : directives) {
+    if (Lower(d.name) == "include" && d.args.size() == 1) {
+      if (auto err = Include(config, d.args[0], depth)) return err;
+      continue;
+    }
+    if (auto err = ApplyDirective(config, d)) {
+      return ConfigError{FatalConfigError(d.line, d.text, err->message)};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config) {
   std::vector<ConfigDirective> directives;
   std::size_t i = 1;
+  // As Redis numbers lines: the command line's options follow the file's text after a newline
+  // of their own, one line each.
+  std::size_t next_line = 2;
   if (i < argv.size() && std::string_view(argv[i]).substr(0, 2) != "--") {
     config.config_file = argv[i];
-    std::ifstream in(config.config_file);
-    if (!in) return ConfigError{"cannot open config file '" + config.config_file + "'"};
-    std::stringstream text;
-    text << in.rdbuf();
-    if (auto err = ParseConfigText(text.str(), directives)) {
-      return ConfigError{config.config_file + ": " + err->message};
-    }
+    std::string text;
+    if (auto err = ReadConfigFile(config.config_file, text)) return err;
+    if (auto err = ParseConfigText(text, directives)) return err;
+    next_line += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
     ++i;
   }
   for (; i < argv.size(); ++i) {
@@ -176,16 +241,17 @@ std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config&
     }
     ConfigDirective d;
     d.name = std::string(arg.substr(2));
+    d.text = d.name;
     // As redis-server does: every following word up to the next --option is an argument.
     while (i + 1 < argv.size() && std::string_view(argv[i + 1]).substr(0, 2) != "--") {
       d.args.emplace_back(argv[++i]);
+      d.text += ' ';
+      d.text += config_values::Quoted(d.args.back());
     }
+    d.line = next_line++;
     directives.push_back(std::move(d));
   }
-  for (const ConfigDirective& d : directives) {
-    if (auto err = ApplyDirective(config, d)) return err;
-  }
-  return std::nullopt;
+  return ApplyAll(config, directives, 0);
 }
 
 std::vector<ConfigValue> ConfigValues(const Config& c) {

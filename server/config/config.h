@@ -2,6 +2,7 @@
 // line and from a redis.conf-style file. Option names are Redis's where Redis has the option.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -54,9 +55,14 @@ struct ReplicationConfig {
   std::int64_t min_replicas_max_lag_s = 10;
 };
 
+// The options Redis has and warden accepts without effect (inert_options.cc): each keeps its
+// value as CONFIG GET shows it, in Config::inert.
+inline constexpr std::size_t kInertOptionCount = 65;
+std::array<std::string, kInertOptionCount> InertDefaults();
+
 struct Config {
   int port = 6379;
-  std::vector<std::string> bind = {"127.0.0.1"};
+  std::vector<std::string> bind = {"127.0.0.1", "-::1"};
   std::string unixsocket;
   int unixsocketperm = 0;
   std::string requirepass;
@@ -179,28 +185,53 @@ struct Config {
   std::string preload;
   // Replication (server/replication/), Redis 7.0's options and defaults.
   ReplicationConfig repl;
+  // Forks into the background at start (Redis's daemonize), with stdin, stdout and stderr on
+  // /dev/null.
+  bool daemonize = false;
+  // Written at start and removed at exit (Redis's createPidFile); empty: none, unless
+  // daemonized, which writes Redis's default path.
+  std::string pidfile;
+  // Whether CONFIG SET may change the protected options (dir, dbfilename, ...): no, yes, or
+  // local (clients on loopback or the unix socket), as Redis's enable-protected-configs.
+  std::string enable_protected_configs = "no";
+  // "systemd" (or "auto" under systemd): readiness is told to the service manager.
+  std::string supervised = "no";
+  std::array<std::string, kInertOptionCount> inert = InertDefaults();
 };
 
 struct ConfigError {
   std::string message;
+  // A log line (Redis's serverLog: "can't open config file"), not the FATAL block for stderr.
+  bool log = false;
 };
 
-// One option as redis-server takes it: a name and its arguments.
+// One option as redis-server takes it: a name and its arguments; where it came from, for
+// errors (the line number as Redis counts it, and the line's text).
 struct ConfigDirective {
   std::string name;
   std::vector<std::string> args;
+  std::size_t line = 0;
+  std::string text;
 };
 
-// Applies one directive through its option row (config_options.h). Returns an error for an
-// unknown option or a bad value.
+// Applies one directive through its option row (config_options.h). Returns Redis's reason for
+// an unknown option or a bad value ("Bad directive or wrong number of arguments").
 std::optional<ConfigError> ApplyDirective(Config& config, const ConfigDirective& directive);
+
+// Redis's report of a bad config line, for stderr:
+//   *** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***
+//   Reading the configuration file, at line N
+//   >>> 'the line'
+//   the reason
+std::string FatalConfigError(std::size_t line, std::string_view text, std::string_view why);
 
 // Splits a redis.conf-style text into directives (sdssplitargs rules, '#' comments).
 std::optional<ConfigError> ParseConfigText(std::string_view text,
                                            std::vector<ConfigDirective>& out);
 
-// Parses `warden [config-file] [--option value ...]`, reading the file if one is given.
-// Directives from the command line apply after the file's.
+// Parses `warden [config-file] [--option value ...]`, reading the file (and the files it
+// includes) if one is given. Directives from the command line apply after the file's. Errors
+// are Redis's: the FATAL block, or a log line for a file that cannot be read.
 std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config);
 
 // Every option CONFIG GET knows (its aliases as options of their own, as in Redis), with the

@@ -277,7 +277,6 @@ ConfigSetResult SetOnlyNo(Config&, Words a) {
   if (on) return Why;
   return std::nullopt;
 }
-constexpr char kNoDaemon[] = "warden does not daemonize: run it under a supervisor";
 constexpr char kNoCluster[] = "warden has no cluster mode";
 std::string GetNo(const Config&) { return "no"; }
 
@@ -387,6 +386,7 @@ ConfigSetResult ApplyAppendfsync(ServerState& s) {
 
 // --- The table --------------------------------------------------------------------------------
 
+constexpr std::string_view kSupervised[] = {"upstart", "systemd", "auto", "no"};
 constexpr std::string_view kLogLevels[] = {"debug", "verbose", "notice", "warning"};
 constexpr std::string_view kPolicies[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
                                           "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
@@ -444,6 +444,8 @@ const ConfigOption kConfigOptions[] = {
     Int<F<&Config::acllog_max_len>, 0, kLongMax>("acllog-max-len", 0, "ACL LOG's length"),
     Special("acl-pubsub-default", 0, "channels a new user may use: allchannels|resetchannels",
             SetAclPubsubDefault, GetAclPubsubDefault, GetAclPubsubDefault, ApplyAclPubsubDefault),
+    Enum<F<&Config::enable_protected_configs>, kDebugPolicies>(
+        "enable-protected-configs", kImm, "CONFIG SET of dir, dbfilename ...: no|yes|local"),
     Special("enable-debug-command", kImm, "DEBUG and its test controls: no|yes|local",
             SetEnableDebugCommand, GetEnableDebugCommand, GetEnableDebugCommand),
     // Background work and scripts.
@@ -544,9 +546,12 @@ const ConfigOption kConfigOptions[] = {
     Bool<F<&Config::aof_use_rdb_preamble>>("aof-use-rdb-preamble", 0,
                                            "a rewrite's base file is an RDB snapshot"),
     String<F<&Config::dir>>("dir", kConfigProtected, "working directory for the files"),
+    // Running as a service.
+    Bool<F<&Config::daemonize>>("daemonize", kImm, "run in the background, detached"),
+    String<F<&Config::pidfile>>("pidfile", kImm, "write the pid here (daemonized: always)"),
+    Enum<F<&Config::supervised>, kSupervised>("supervised", kImm,
+                                              "systemd: tell systemd when ready (sd_notify)"),
     // Redis's, without their meaning here.
-    Special("daemonize", kImm, "no: run warden under a supervisor", SetOnlyNo<kNoDaemon>, GetNo,
-            GetNo),
     Special("cluster-enabled", kImm, "no", SetOnlyNo<kNoCluster>, GetNo, nullptr),
     // warden's own.
     Bool<F<&Config::lua_native_scripts>>("lua-native-scripts", kWarden,
@@ -586,7 +591,10 @@ std::span<const ConfigOption> ConfigOptions() {
     const auto own = std::find_if(options.begin(), options.end(), [](const ConfigOption& o) {
       return (o.flags & kConfigWarden) != 0;
     });
-    const auto tls_at = options.insert(own, tls.begin(), tls.end());
+    const std::span<const ConfigOption> inert = InertConfigOptions();
+    const auto inert_at = options.insert(own, inert.begin(), inert.end());
+    const auto tls_at = options.insert(inert_at + static_cast<std::ptrdiff_t>(inert.size()),
+                                       tls.begin(), tls.end());
     const std::span<const ConfigOption> repl = ReplicationConfigOptions();
     options.insert(tls_at + static_cast<std::ptrdiff_t>(tls.size()), repl.begin(), repl.end());
     return options;

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/config/config.h"
 #include "server/config/config_values.h"
@@ -75,6 +76,10 @@ struct ConfigOption {
 std::span<const ConfigOption> ConfigOptions();
 // The tls-* rows (tls_options.cc), part of ConfigOptions().
 std::span<const ConfigOption> TlsConfigOptions();
+// The rows of Redis's options that have no effect here (inert_options.cc), part of
+// ConfigOptions(); and the names of those a config gives a value other than Redis's default.
+std::span<const ConfigOption> InertConfigOptions();
+std::vector<std::string> InertOptionsSet(const Config& config);
 // The replication rows (replication_options.cc), part of ConfigOptions().
 std::span<const ConfigOption> ReplicationConfigOptions();
 // A CONFIG option by canonical name or alias, case-insensitive; nullptr if there is none (the

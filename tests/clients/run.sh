@@ -253,6 +253,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/pubsub.xml" "$here/python/test_pubsub.py"
       run_suite tracking 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/tracking.xml" "$here/python/test_tracking.py"
+      run_suite operator-config 90 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/operator-config.xml" "$here/python/test_operator_config.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-pipeline.xml" "$here/python/test_redis_py_pipeline.py"
       run_suite redis-py-recipes 90 "$py" -m pytest -q -p no:cacheprovider \

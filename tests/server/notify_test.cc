@@ -76,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(RedisSpellings, NotifyFormatTest,
 TEST(NotifyConfigTest, ConfigFileDirectiveSetsTheFlags) {
   Config config;
 
-  EXPECT_FALSE(ApplyDirective(config, {"notify-keyspace-events", {"Ex"}}).has_value());
+  EXPECT_FALSE(ApplyDirective(config, {"notify-keyspace-events", {"Ex"}, 0, {}}).has_value());
 
   EXPECT_EQ(config.notify_keyspace_events, notify::kKeyevent | notify::kExpired);
 }
@@ -84,7 +84,7 @@ TEST(NotifyConfigTest, ConfigFileDirectiveSetsTheFlags) {
 TEST(NotifyConfigTest, ConfigFileDirectiveRejectsABadLetter) {
   Config config;
 
-  const auto error = ApplyDirective(config, {"notify-keyspace-events", {"KQ"}});
+  const auto error = ApplyDirective(config, {"notify-keyspace-events", {"KQ"}, 0, {}});
 
   ASSERT_TRUE(error.has_value());
   EXPECT_NE(error->message.find("Invalid event class character"), std::string::npos);

@@ -57,7 +57,7 @@ TEST(ConfigOptionsTest, EveryDefaultWrittenByRewriteReadsBackFromAFile) {
     Config config;
     for (const std::vector<std::string>& words : FileLines(o.rewrite(defaults))) {
       const std::optional<ConfigError> error =
-          ApplyDirective(config, ConfigDirective{std::string(o.name), words});
+          ApplyDirective(config, ConfigDirective{std::string(o.name), words, 0, {}});
       EXPECT_FALSE(error.has_value()) << o.name << ": " << error->message;
     }
     EXPECT_EQ(o.get(config), o.get(defaults)) << o.name;

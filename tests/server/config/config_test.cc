@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "server/config/config_options.h"
+
 namespace warden::server {
 namespace {
 
 std::optional<ConfigError> Apply(Config& config, std::string name, std::vector<std::string> args) {
-  return ApplyDirective(config, ConfigDirective{std::move(name), std::move(args)});
+  return ApplyDirective(config, ConfigDirective{std::move(name), std::move(args), 0, {}});
 }
 
 TEST(ApplyDirectiveTest, Port) {
@@ -214,7 +216,7 @@ TEST(ApplyDirectiveTest, UnknownOption) {
   const std::optional<ConfigError> error = Apply(config, "nosuch", {"1"});
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "unknown option 'nosuch'");
+  EXPECT_EQ(error->message, "Bad directive or wrong number of arguments");
 }
 
 TEST(ApplyDirectiveTest, BadValuesSayWhyAsConfigSetDoes) {
@@ -224,10 +226,9 @@ TEST(ApplyDirectiveTest, BadValuesSayWhyAsConfigSetDoes) {
   const std::optional<ConfigError> range = Apply(config, "port", {"65536"});
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "bad option 'port abc': argument couldn't be parsed into an integer");
+  EXPECT_EQ(error->message, "argument couldn't be parsed into an integer");
   ASSERT_TRUE(range.has_value());
-  EXPECT_EQ(range->message,
-            "bad option 'port 65536': argument must be between 0 and 65535 inclusive");
+  EXPECT_EQ(range->message, "argument must be between 0 and 65535 inclusive");
   EXPECT_EQ(config.port, 6379);
 }
 
@@ -254,8 +255,7 @@ TEST(ApplyDirectiveTest, BadMemoryValue) {
   const std::optional<ConfigError> error = Apply(config, "proto-max-bulk-len", {"lots"});
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message,
-            "bad option 'proto-max-bulk-len lots': argument must be a memory value");
+  EXPECT_EQ(error->message, "argument must be a memory value");
 }
 
 struct BadValueCase {
@@ -293,7 +293,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"unixsocketperm", {"800"}}, BadValueCase{"unixsocketperm", {"1777"}},
         BadValueCase{"appendfsync", {"sometimes"}}, BadValueCase{"appendonly", {"maybe"}},
         BadValueCase{"appendfilename", {"dir/file"}}, BadValueCase{"appenddirname", {""}},
-        BadValueCase{"daemonize", {"yes"}}, BadValueCase{"requirepass", {}},
+        BadValueCase{"daemonize", {"maybe"}}, BadValueCase{"requirepass", {}},
         BadValueCase{"client-output-buffer-limit", {"normal", "1mb", "0"}},
         BadValueCase{"client-output-buffer-limit", {"master", "1mb", "0", "0"}},
         BadValueCase{"client-output-buffer-limit", {"normal", "-1", "0", "0"}},
@@ -364,7 +364,11 @@ TEST(ParseConfigTextTest, UnbalancedQuotesNameTheLine) {
   const auto error = ParseConfigText("port 7000\nrequirepass \"oops\n", directives);
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "line 2: unbalanced quotes");
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 2\n"
+            ">>> 'requirepass \"oops'\n"
+            "Unbalanced quotes in configuration line");
 }
 
 TEST(ParseConfigTextTest, EmptyTextHasNoDirectives) {
@@ -417,16 +421,25 @@ TEST(ParseCommandLineTest, UnknownOption) {
   const auto error = ParseArgs({"warden", "--nosuch", "1"}, config);
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "unknown option 'nosuch'");
+  // Redis's numbering: the command line's options follow an empty first line.
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 2\n"
+            ">>> 'nosuch \"1\"'\n"
+            "Bad directive or wrong number of arguments");
 }
 
 TEST(ParseCommandLineTest, BadValue) {
   Config config;
 
-  const auto error = ParseArgs({"warden", "--hz", "fast"}, config);
+  const auto error = ParseArgs({"warden", "--port", "7000", "--hz", "fast"}, config);
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "bad option 'hz fast': argument couldn't be parsed into an integer");
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 3\n"
+            ">>> 'hz \"fast\"'\n"
+            "argument couldn't be parsed into an integer");
 }
 
 TEST(ParseCommandLineTest, BareDoubleDash) {
@@ -444,7 +457,19 @@ TEST(ParseCommandLineTest, MissingConfigFile) {
   const auto error = ParseArgs({"warden", "/nonexistent/warden.conf"}, config);
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, "cannot open config file '/nonexistent/warden.conf'");
+  EXPECT_TRUE(error->log);
+  EXPECT_EQ(error->message,
+            "Fatal error, can't open config file '/nonexistent/warden.conf': No such file or "
+            "directory");
+}
+
+TEST(ParseCommandLineTest, ADirectoryIsNoConfigFile) {
+  Config config;
+
+  const auto error = ParseArgs({"warden", "/"}, config);
+
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message, "Fatal error, can't open config file '/': Is a directory");
 }
 
 class ConfigFileTest : public ::testing::Test {
@@ -482,7 +507,11 @@ TEST_F(ConfigFileTest, ErrorInFileNamesFileAndLine) {
   const auto error = ParseArgs({"warden", path_}, config);
 
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->message, path_ + ": line 2: unbalanced quotes");
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 2\n"
+            ">>> 'requirepass \"x'\n"
+            "Unbalanced quotes in configuration line");
 }
 
 TEST_F(ConfigFileTest, BadDirectiveInFile) {
@@ -493,8 +522,10 @@ TEST_F(ConfigFileTest, BadDirectiveInFile) {
 
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->message,
-            "bad option 'appendfsync sometimes': argument(s) must be one of the following: "
-            "everysec, always, no");
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 1\n"
+            ">>> 'appendfsync sometimes'\n"
+            "argument(s) must be one of the following: everysec, always, no");
 }
 
 TEST_F(ConfigFileTest, StrayArgumentAfterFile) {
@@ -505,6 +536,144 @@ TEST_F(ConfigFileTest, StrayArgumentAfterFile) {
 
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->message, "unexpected argument 'stray' (options start with --)");
+}
+
+TEST_F(ConfigFileTest, CommandLineLinesAreNumberedAfterTheFile) {
+  Write("port 7001\n\n# a comment\nhz 20\n");
+  Config config;
+
+  const auto error = ParseArgs({"warden", path_, "--port", "7002", "--maxmemroy", "1mb"}, config);
+
+  ASSERT_TRUE(error.has_value());
+  // Four lines of file, the newline Redis adds, then one line per option.
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 7\n"
+            ">>> 'maxmemroy \"1mb\"'\n"
+            "Bad directive or wrong number of arguments");
+}
+
+TEST_F(ConfigFileTest, AKnownDirectiveWithoutItsValue) {
+  Write("port\n");
+  Config config;
+
+  const auto error = ParseArgs({"warden", path_}, config);
+
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 1\n"
+            ">>> 'port'\n"
+            "wrong number of arguments");
+}
+
+TEST_F(ConfigFileTest, IncludeAppliesTheOtherFileWhereItStands) {
+  const std::string other = path_ + ".included";
+  {
+    std::ofstream out(other);
+    out << "hz 30\nport 7100\n";
+  }
+  Write("port 7001\ninclude " + other + "\nhz 40\n");
+  Config config;
+
+  const auto error = ParseArgs({"warden", path_}, config);
+  std::remove(other.c_str());
+
+  ASSERT_FALSE(error.has_value()) << error->message;
+  EXPECT_EQ(config.port, 7100);
+  EXPECT_EQ(config.hz, 40);
+}
+
+TEST_F(ConfigFileTest, AnErrorInAnIncludedFileQuotesItsLine) {
+  const std::string other = path_ + ".included";
+  {
+    std::ofstream out(other);
+    out << "# included\nappendonly maybe\n";
+  }
+  Write("port 7001\ninclude " + other + "\n");
+  Config config;
+
+  const auto error = ParseArgs({"warden", path_}, config);
+  std::remove(other.c_str());
+
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message,
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 2\n"
+            ">>> 'appendonly maybe'\n"
+            "argument must be 'yes' or 'no'");
+}
+
+TEST_F(ConfigFileTest, AFileThatIncludesItselfFails) {
+  Write("include " + path_ + "\n");
+  Config config;
+
+  const auto error = ParseArgs({"warden", path_}, config);
+
+  ASSERT_TRUE(error.has_value());
+  EXPECT_TRUE(error->log);
+}
+
+std::string ValueOf(const Config& config, std::string_view name) {
+  for (const ConfigValue& v : ConfigValues(config)) {
+    if (v.name == name) return v.value;
+  }
+  return "(missing)";
+}
+
+TEST(InertOptionsTest, RedisOptionsWithoutEffectKeepTheirValues) {
+  Config config;
+  EXPECT_EQ(ValueOf(config, "io-threads"), "1");
+  EXPECT_EQ(ValueOf(config, "oom-score-adj-values"), "0 200 800");
+  EXPECT_EQ(ValueOf(config, "syslog-ident"), "redis");
+  EXPECT_EQ(ValueOf(config, "active-defrag-ignore-bytes"), "104857600");
+  EXPECT_TRUE(InertOptionsSet(config).empty());
+
+  EXPECT_FALSE(Apply(config, "io-threads", {"4"}).has_value());
+  EXPECT_FALSE(Apply(config, "oom-score-adj", {"relative"}).has_value());
+  EXPECT_FALSE(Apply(config, "oom-score-adj-values", {"0", "-100", "2000"}).has_value());
+  EXPECT_FALSE(Apply(config, "active-defrag-ignore-bytes", {"200mb"}).has_value());
+  EXPECT_FALSE(Apply(config, "maxmemory-clients", {"10%"}).has_value());
+  EXPECT_FALSE(Apply(config, "shutdown-on-sigterm", {"now", "nosave"}).has_value());
+  EXPECT_FALSE(Apply(config, "cluster-slave-no-failover", {"yes"}).has_value());
+
+  EXPECT_EQ(ValueOf(config, "io-threads"), "4");
+  EXPECT_EQ(ValueOf(config, "oom-score-adj"), "yes");  // Redis names the value's first name
+  EXPECT_EQ(ValueOf(config, "oom-score-adj-values"), "0 -100 2000");
+  EXPECT_EQ(ValueOf(config, "active-defrag-ignore-bytes"), "209715200");
+  EXPECT_EQ(ValueOf(config, "maxmemory-clients"), "10%");
+  EXPECT_EQ(ValueOf(config, "shutdown-on-sigterm"), "nosave now");
+  EXPECT_EQ(ValueOf(config, "cluster-replica-no-failover"), "yes");
+  EXPECT_EQ(InertOptionsSet(config).size(), 7U);
+}
+
+TEST(InertOptionsTest, BadValuesGetRedisReasons) {
+  Config config;
+  ASSERT_TRUE(Apply(config, "io-threads", {"0"}).has_value());
+  EXPECT_EQ(Apply(config, "io-threads", {"0"})->message,
+            "argument must be between 1 and 128 inclusive");
+  EXPECT_EQ(Apply(config, "oom-score-adj-values", {"0", "1"})->message,
+            "wrong number of arguments");
+  EXPECT_EQ(Apply(config, "oom-score-adj-values", {"0", "1", "3000"})->message,
+            "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+  EXPECT_EQ(Apply(config, "shutdown-on-sigint", {"save", "nosave"})->message,
+            "shutdown options SAVE and NOSAVE can't be used simultaneously");
+  EXPECT_EQ(Apply(config, "syslog-facility", {"local9"})->message,
+            "argument(s) must be one of the following: user, local0, local1, local2, local3, "
+            "local4, local5, local6, local7");
+  EXPECT_EQ(ValueOf(config, "io-threads"), "1");
+}
+
+TEST(ServiceOptionsTest, DaemonizePidfileAndSupervised) {
+  Config config;
+  EXPECT_FALSE(Apply(config, "daemonize", {"yes"}).has_value());
+  EXPECT_FALSE(Apply(config, "pidfile", {"/run/x.pid"}).has_value());
+  EXPECT_FALSE(Apply(config, "supervised", {"SYSTEMD"}).has_value());
+  EXPECT_TRUE(config.daemonize);
+  EXPECT_EQ(config.pidfile, "/run/x.pid");
+  EXPECT_EQ(config.supervised, "systemd");
+  EXPECT_EQ(Apply(config, "supervised", {"launchd"})->message,
+            "argument(s) must be one of the following: upstart, systemd, auto, no");
 }
 
 TEST(ConfigValuesTest, AliasFollowsThreshold) {

@@ -1,0 +1,255 @@
+"""warden as an operator's drop-in for redis-server: Debian's stock redis.conf starts it (only
+port, dir and logfile changed, daemonized as the file says), a config mistake gets
+redis-server's exact FATAL report and exit status, and CONFIG GET knows every option
+redis-server 7.0 knows.
+
+Each test starts its own servers on free ports, by PID or, for the daemonized one, stops it
+with SHUTDOWN and waits on the PID INFO gave.
+"""
+
+import os
+import select
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+import redis
+
+from replication_support import free_port, warden_bin
+
+STOCK_CONF = "/etc/redis/redis.conf"
+WAIT_S = 20
+
+
+def run_to_exit(binary, args, cwd):
+    """Runs a server that must refuse to start; returns (exit status, stdout, stderr)."""
+    proc = subprocess.run([binary] + args, cwd=cwd, capture_output=True, text=True,
+                          timeout=WAIT_S)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+# A table of mistakes: each config file text, and extra command-line words.
+MISTAKES = [
+    ("maxmemroy 100mb\n", []),
+    ("port 7000\n\n# comment\nappendonly maybe\n", []),
+    ("port\n", []),
+    ("hz 0 1\n", []),
+    ("requirepass \"unbalanced\n", []),
+    ("maxmemory lots\n", []),
+    ("port 70000\n", []),
+    ("loglevel loud\n", []),
+    ("appendfsync sometimes\n", []),
+    ("io-threads 0\n", []),
+    ("oom-score-adj-values 0 200\n", []),
+    ("shutdown-on-sigterm save nosave\n", []),
+    ("supervised launchd\n", []),
+    ("port 7001\n", ["--hz", "fast"]),
+    ("port 7001\n", ["--nosuch", "1", "2"]),
+    ("", ["--port", "7002", "--maxmemory-policy", "sometimes"]),
+]
+
+
+@pytest.mark.parametrize("text,extra", MISTAKES)
+def test_config_mistakes_fail_as_redis_server_fails(text, extra):
+    with tempfile.TemporaryDirectory(prefix="warden-conf-") as work:
+        path = os.path.join(work, "bad.conf")
+        with open(path, "w") as f:
+            f.write(text)
+        args = [path] + extra if text else extra
+        redis_status, _, redis_err = run_to_exit("redis-server", args, work)
+        warden_status, _, warden_err = run_to_exit(warden_bin(), args, work)
+    assert redis_status == 1
+    assert "FATAL CONFIG FILE ERROR" in redis_err
+    assert (warden_status, warden_err) == (redis_status, redis_err)
+
+
+def log_message(line):
+    """A log line without its pid, role and time stamp ("123:C 07 Dec ... # text")."""
+    return line.split(" ", 5)[-1] if line.count(" ") >= 5 else line
+
+
+@pytest.mark.parametrize("target", ["/nonexistent/redis.conf", "/"])
+def test_a_config_file_that_cannot_be_read(target):
+    with tempfile.TemporaryDirectory(prefix="warden-conf-") as work:
+        status, out, _ = run_to_exit(warden_bin(), [target], work)
+    assert status == 1
+    reason = "No such file or directory" if target != "/" else "Is a directory"
+    assert log_message(out.strip()) == (
+        "# Fatal error, can't open config file '%s': %s" % (target, reason))
+
+
+def config_names(port):
+    with redis.Redis(port=port) as r:
+        return set(r.config_get("*"))
+
+
+def test_config_get_knows_every_option_redis_server_knows():
+    procs = []
+    try:
+        ports = {}
+        with tempfile.TemporaryDirectory(prefix="warden-conf-") as work:
+            for kind, binary in (("redis", "redis-server"), ("warden", warden_bin())):
+                ports[kind] = free_port()
+                procs.append(subprocess.Popen(
+                    [binary, "--port", str(ports[kind]), "--save", "", "--dir", work],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            names = {kind: wait_for_names(port, procs) for kind, port in ports.items()}
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(timeout=WAIT_S)
+    assert names["redis"] - names["warden"] == set()
+    assert names["warden"] - names["redis"] == {
+        "command-log-max-entries", "debug-fault-max-rules", "lua-native-scripts", "port-file",
+        "preload", "rdb-key-save-delay", "script-memory-limit", "seed", "snapshot-max-bytes",
+        "snapshot-max-count", "tls-handshake-timeout"}
+
+
+def wait_for_names(port, procs):
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            return config_names(port)
+        except redis.ConnectionError:
+            for p in procs:
+                assert p.poll() is None, "a server exited at start"
+            if time.monotonic() > deadline:
+                raise
+            # The server is not listening yet: wait on its port instead of sleeping.
+            wait_for_port(port, deadline)
+
+
+def wait_for_port(port, deadline):
+    """Blocks in connect() until the port accepts, or the deadline passes."""
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            s.settimeout(max(0.01, deadline - time.monotonic()))
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        # A refused connect returns at once: wait a moment before the next try.
+        select_wait(0.02)
+
+
+def select_wait(seconds):
+    select.select([], [], [], seconds)
+
+
+def stock_conf(work, port):
+    """Debian's redis.conf with only port, dir and logfile changed."""
+    out = []
+    with open(STOCK_CONF) as f:
+        for line in f:
+            word = line.split(" ", 1)[0]
+            if word == "port":
+                line = "port %d\n" % port
+            elif word == "dir":
+                line = "dir %s\n" % work
+            elif word == "logfile":
+                line = "logfile %s\n" % os.path.join(work, "warden.log")
+            out.append(line)
+    path = os.path.join(work, "redis.conf")
+    with open(path, "w") as f:
+        f.writelines(out)
+    return path
+
+
+@pytest.mark.skipif(not os.access(STOCK_CONF, os.R_OK), reason="needs Debian's redis.conf")
+def test_debians_stock_redis_conf_starts_warden_daemonized():
+    with tempfile.TemporaryDirectory(prefix="warden-stock-") as work:
+        port = free_port()
+        conf = stock_conf(work, port)
+        # daemonize yes: the started process exits 0 once the server has forked away.
+        status = subprocess.run([warden_bin(), conf], cwd=work, timeout=WAIT_S).returncode
+        assert status == 0
+        deadline = time.monotonic() + WAIT_S
+        wait_for_port(port, deadline)
+        with redis.Redis(port=port) as r:
+            info = r.info("server")
+            pid = info["process_id"]
+            try:
+                assert r.set("lock:stock", "token", nx=True, px=30000)
+                assert r.config_get("daemonize") == {"daemonize": "yes"}
+                assert r.config_get("bind") == {"bind": "127.0.0.1 -::1"}
+                assert r.config_get("lazyfree-lazy-eviction") == {"lazyfree-lazy-eviction": "no"}
+                assert r.config_get("oom-score-adj-values") == {
+                    "oom-score-adj-values": "0 200 800"}
+                assert r.config_get("dir") == {"dir": os.path.realpath(work)}
+            finally:
+                try:
+                    r.shutdown(nosave=True)
+                except redis.ConnectionError:
+                    pass
+        wait_for_exit(pid, deadline)
+        with open(os.path.join(work, "warden.log")) as f:
+            log = f.read()
+        assert "Ready to accept connections" in log
+        # The stock file sets options that mean nothing here; the log says which, once each.
+        assert log.count("Option 'jemalloc-bg-thread' is accepted") == 0  # at its default
+        assert "Option 'io-threads'" not in log
+
+
+def wait_for_exit(pid, deadline):
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        select_wait(0.02)
+    raise AssertionError("the daemonized server (pid %d) did not exit" % pid)
+
+
+def read_until(stream, text):
+    """Reads a server's output line by line until a line holds `text`; returns all read."""
+    seen = []
+    for line in stream:
+        seen.append(line)
+        if text in line:
+            return "".join(seen)
+    raise AssertionError("no %r in:\n%s" % (text, "".join(seen)))
+
+
+def test_supervised_systemd_tells_readiness_and_stopping():
+    with tempfile.TemporaryDirectory(prefix="warden-notify-") as work:
+        path = os.path.join(work, "notify")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(path)
+        sock.settimeout(WAIT_S)
+        port = free_port()
+        env = dict(os.environ, NOTIFY_SOCKET=path)
+        proc = subprocess.Popen([warden_bin(), "--port", str(port), "--supervised", "systemd",
+                                 "--save", "", "--dir", work], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            ready = sock.recv(4096)
+            # Ready means ready: a client is served at once.
+            with redis.Redis(port=port) as r:
+                assert r.ping()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=WAIT_S)
+        stopping = sock.recv(4096)
+        sock.close()
+    assert ready == b"STATUS=Ready to accept connections\nREADY=1\n"
+    assert stopping == b"STOPPING=1\n"
+
+
+def test_pidfile_is_written_and_removed():
+    with tempfile.TemporaryDirectory(prefix="warden-pid-") as work:
+        port = free_port()
+        pidfile = os.path.join(work, "w.pid")
+        proc = subprocess.Popen([warden_bin(), "--port", str(port), "--pidfile", pidfile,
+                                 "--save", "", "--io-threads", "4", "--dir", work],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            out = read_until(proc.stdout, "Ready to accept connections")
+            with open(pidfile) as f:
+                assert int(f.read()) == proc.pid
+        finally:
+            proc.terminate()
+            rest, _ = proc.communicate(timeout=WAIT_S)
+        assert not os.path.exists(pidfile)
+        assert ("Option 'io-threads' is accepted for Redis compatibility but has no effect"
+                in out)
+        assert "Removing the pid file." in rest
