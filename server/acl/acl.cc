@@ -525,10 +525,16 @@ std::optional<std::string> Acl::LoadFile(const std::string& path,
   return std::nullopt;
 }
 
+std::vector<std::string> Acl::UserLines() const {
+  std::vector<std::string> lines;
+  for (const auto& [name, user] : users_)
+    lines.push_back("user " + name + " " + AclDescribeUser(*user));
+  return lines;
+}
+
 std::optional<std::string> Acl::SaveFile(const std::string& path) const {
   std::string text;
-  for (const auto& [name, user] : users_)
-    text += "user " + name + " " + AclDescribeUser(*user) + "\n";
+  for (const std::string& line : UserLines()) text += line + "\n";
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return std::string("Opening temp ACL file for ACL SAVE: ") + std::strerror(errno);

@@ -153,6 +153,9 @@ class Acl {
   // ACL SAVE: ACL LIST's lines, written to a temporary file renamed over `path`. Returns the
   // error (for the log) or nullopt.
   std::optional<std::string> SaveFile(const std::string& path) const;
+  // "user <name> <rules>" for every user, by name: ACL SAVE's lines, and CONFIG REWRITE's
+  // without an aclfile.
+  std::vector<std::string> UserLines() const;
   // `user` lines of the configuration, applied at start-up (Redis's ACLLoadConfiguredUsers);
   // the default user, if named, is reset first.
   std::optional<std::string> AddConfiguredUser(std::span<const std::string> line);

@@ -208,7 +208,9 @@ void ConfigRewriteCommand(CommandContext& ctx) {
     error = errno;
   }
   if (error == 0 &&
-      WriteFileAtomically(path, RewriteConfigText(old_text, ctx.server.config), error)) {
+      WriteFileAtomically(
+          path, RewriteConfigText(old_text, ctx.server.config, ctx.server.acl.UserLines()),
+          error)) {
     if (ctx.server.log != nullptr) {
       ctx.server.log->Log(LogLevel::kNotice, "CONFIG REWRITE executed with success.");
     }

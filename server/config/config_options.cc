@@ -269,6 +269,21 @@ std::string GetAppenddirname(const Config& c) { return c.appenddirname; }
 std::string RewriteAppendfilename(const Config& c) { return Quoted(c.appendfilename); }
 std::string RewriteAppenddirname(const Config& c) { return Quoted(c.appenddirname); }
 
+// Redis chdirs to `dir` and shows the working directory; warden keeps its own and names files
+// under `dir`, so it shows that directory as an absolute path.
+ConfigSetResult SetDir(Config& c, Words a) {
+  c.dir.assign(a[0]);
+  return std::nullopt;
+}
+std::string GetDir(const Config& c) {
+  char* real = ::realpath(c.dir.empty() ? "." : c.dir.c_str(), nullptr);
+  if (real == nullptr) return c.dir;
+  std::string out(real);
+  std::free(real);
+  return out;
+}
+std::string RewriteDir(const Config& c) { return Quoted(GetDir(c)); }
+
 // Options of Redis's whose only value in warden is "no": yes is refused with `Why`.
 template <const char* Why>
 ConfigSetResult SetOnlyNo(Config&, Words a) {
@@ -545,7 +560,7 @@ const ConfigOption kConfigOptions[] = {
                                             "accepted; warden writes no timestamps"),
     Bool<F<&Config::aof_use_rdb_preamble>>("aof-use-rdb-preamble", 0,
                                            "a rewrite's base file is an RDB snapshot"),
-    String<F<&Config::dir>>("dir", kConfigProtected, "working directory for the files"),
+    Special("dir", kConfigProtected, "working directory for the files", SetDir, GetDir, RewriteDir),
     // Running as a service.
     Bool<F<&Config::daemonize>>("daemonize", kImm, "run in the background, detached"),
     String<F<&Config::pidfile>>("pidfile", kImm, "write the pid here (daemonized: always)"),
