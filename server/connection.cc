@@ -243,6 +243,7 @@ void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf)
   }
   if (nread == 0) return;
   if (self->Ingest(buf->base, static_cast<std::size_t>(nread))) self->ProcessInput();
+  ++self->server_.state().info_metrics.reads_processed;
 }
 
 bool Connection::Ingest(const char* data, std::size_t n) {
@@ -273,7 +274,9 @@ bool Connection::Ingest(const char* data, std::size_t n) {
     }
     plain = input_.unread_size() - before;
   }
-  state.stats.total_net_input_bytes += static_cast<std::uint64_t>(plain);
+  // As Redis 7.0: what a master sends is replication traffic, counted apart.
+  (session_.is_master ? state.stats.total_net_repl_input_bytes
+                      : state.stats.total_net_input_bytes) += static_cast<std::uint64_t>(plain);
   // Redis closes a client whose unparsed input passes client-query-buffer-limit, silently.
   if (input_.unread_size() > static_cast<std::size_t>(state.config.client_query_buffer_limit)) {
     server_.log().Log(LogLevel::kWarning,
@@ -514,12 +517,17 @@ void Connection::Flush() {
   }
   // Counted as Redis counts them, before encryption, and once: replies a TLS handshake still
   // holds back are counted when they are sealed.
-  if (tls_ == nullptr || output_.empty()) server_.state().stats.total_net_output_bytes += replies;
+  if (tls_ == nullptr || output_.empty()) {
+    ServerStats& stats = server_.state().stats;
+    (session_.is_replica ? stats.total_net_repl_output_bytes : stats.total_net_output_bytes) +=
+        replies;
+  }
   // A TLS client turned away before its handshake is done: its reply waits for the handshake.
   if (wire->empty()) return;
   uv_buf_t buf = uv_buf_init(wire->data(), static_cast<unsigned int>(wire->size()));
   const int written = uv_try_write(stream(), &buf, 1);
   std::size_t offset = written > 0 ? static_cast<std::size_t>(written) : 0;
+  ++server_.state().info_metrics.writes_processed;
   if (written < 0 && written != UV_EAGAIN) {
     Close();
     return;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "server/errors.h"
 #include "server/eviction.h"
 #include "server/scripting/script_engine.h"
+#include "server/stats/memory_meter.h"
 #include "server/version.h"
 
 namespace warden::server {
@@ -367,8 +369,22 @@ std::optional<std::string> Server::Start() {
     log_.Log(LogLevel::kNotice, "Listening on unix socket %s", state_.config.unixsocket.c_str());
   }
   WritePortFile();
+  state_.info_metrics.startup_bytes = UsedMemory(state_);
+  state_.info_metrics.NotePeak(state_.info_metrics.startup_bytes);
   log_.Log(LogLevel::kNotice, "Ready to accept connections");
   return std::nullopt;
+}
+
+void Server::SampleInfoMetrics() {
+  ServerState& s = state_;
+  s.info_metrics.NotePeak(UsedMemory(s));
+  // Real time, as Redis samples by mstime(): a frozen DEBUG CLOCK must not stop the rates.
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  s.info_metrics.Sample(now_ms, {s.stats.total_commands, s.stats.total_net_input_bytes,
+                                 s.stats.total_net_output_bytes, s.stats.total_net_repl_input_bytes,
+                                 s.stats.total_net_repl_output_bytes});
 }
 
 void Server::WritePortFile() {
@@ -712,6 +728,7 @@ void Server::OnCron(uv_timer_t* timer) {
   // CONFIG SET hz takes effect from the next tick.
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);
   if (uv_timer_get_repeat(timer) != period_ms) uv_timer_set_repeat(timer, period_ms);
+  self->SampleInfoMetrics();
 }
 
 }  // namespace warden::server

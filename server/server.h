@@ -106,6 +106,8 @@ class Server final : public ConnectionRegistry {
   // Closes idle clients (timeout) and those over the soft output limit for too long.
   void ClientsCron();
   void WritePortFile();
+  // INFO's rates and memory peak (InfoMetrics), from the cron.
+  void SampleInfoMetrics();
   // While a script is past busy-reply-threshold: reads and answers the other clients.
   void PollWhileBusy();
 

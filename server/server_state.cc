@@ -5,6 +5,7 @@
 #include "server/debug/debug_controls.h"
 #include "server/eviction.h"
 #include "server/scripting/script_engine.h"
+#include "server/stats/memory_meter.h"
 
 namespace warden::server {
 namespace {
@@ -49,6 +50,9 @@ void ServerState::ResetStats() {
   stats.evicted_keys_before_reset = eviction.evicted_keys;
   command_stats.Reset();
   debug->unsupported.ResetCounts();
+  info_metrics.reads_processed = 0;
+  info_metrics.writes_processed = 0;
+  info_metrics.ResetPeak(UsedMemory(*this));
 }
 
 }  // namespace warden::server

@@ -22,6 +22,7 @@
 #include "server/replication/replication.h"
 #include "server/session.h"
 #include "server/stats/command_stats.h"
+#include "server/stats/info_metrics.h"
 #include "server/stats/slowlog.h"
 #include "server/tracking.h"
 #include "server/watched_keys.h"
@@ -46,6 +47,9 @@ struct ServerStats {
   std::uint64_t keyspace_misses = 0;
   std::uint64_t total_net_input_bytes = 0;
   std::uint64_t total_net_output_bytes = 0;
+  // Bytes from this server's master and to its replicas, which Redis 7.0 counts apart.
+  std::uint64_t total_net_repl_input_bytes = 0;
+  std::uint64_t total_net_repl_output_bytes = 0;
   std::uint64_t unexpected_error_replies = 0;
   // The keyspaces count expired keys for ever; INFO shows the count since CONFIG RESETSTAT.
   std::uint64_t expired_keys_before_reset = 0;
@@ -117,6 +121,7 @@ class ServerState final : public storage::ExpiryListener {
   Tracking tracking{*this, key_observers};
   storage::ActiveExpiry active_expiry;
   ServerStats stats;
+  InfoMetrics info_metrics;
   CommandStats command_stats;
   Acl acl;
   Slowlog slowlog;

@@ -28,6 +28,7 @@ bool ActiveExpiry::RunOnce(std::int64_t now_ms, std::int64_t budget_us) {
     stale_percent_ = current * 0.05 + stale_percent_ * 0.95;
   }
   if (out_of_budget) ++slices_out_of_budget_;
+  busy_us_ += clock_.MonotonicUs() - start_us;
   return out_of_budget;
 }
 

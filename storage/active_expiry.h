@@ -45,6 +45,8 @@ class ActiveExpiry {
     average_ttl_ms_ = 0;
   }
   std::uint64_t slices_out_of_budget() const { return slices_out_of_budget_; }
+  // Time spent in slices, in the clock's microseconds (INFO's expire_cycle_cpu_milliseconds).
+  std::int64_t busy_us() const { return busy_us_; }
 
  private:
   enum class DbResult { kDone, kOutOfBudget };
@@ -59,6 +61,7 @@ class ActiveExpiry {
   std::int64_t average_ttl_ms_ = 0;
   std::uint64_t slices_ = 0;
   std::uint64_t slices_out_of_budget_ = 0;
+  std::int64_t busy_us_ = 0;
 };
 
 }  // namespace warden::storage

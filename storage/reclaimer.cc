@@ -17,6 +17,7 @@ bool Reclaimer::Step(std::size_t max_entries) {
       queue_.push_front(std::move(value));
       return true;
     }
+    ++freed_;
     max_entries = before >= max_entries ? 0 : max_entries - before;
   }
   return !queue_.empty();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 
@@ -33,9 +34,12 @@ class Reclaimer {
   void Drain();
   bool idle() const { return queue_.empty(); }
   std::size_t pending() const { return queue_.size(); }
+  // Values freed in slices so far (INFO's lazyfreed_objects).
+  std::uint64_t freed() const { return freed_; }
 
  private:
   std::deque<std::unique_ptr<LargeValue>> queue_;
+  std::uint64_t freed_ = 0;
 };
 
 }  // namespace warden::storage

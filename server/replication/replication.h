@@ -107,6 +107,8 @@ class Replication {
   // ---- The stream (master side).
   // Whether changes are fed to replicas: a backlog exists and this server is not a replica.
   bool feeding() const { return backlog_.active() && !is_replica(); }
+  // The bytes the backlog holds (INFO's mem_replication_backlog).
+  std::size_t backlog_bytes() const { return backlog_.histlen(); }
   // A command already encoded as RESP, run in database `db`.
   void Feed(int db, std::string_view encoded);
   // A command not recorded by propagation (PUBLISH): encoded, then fed.

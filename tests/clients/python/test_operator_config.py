@@ -18,6 +18,7 @@ import pytest
 import redis
 
 from replication_support import free_port, warden_bin
+from resp_conn import Conn, parse
 
 STOCK_CONF = "/etc/redis/redis.conf"
 WAIT_S = 20
@@ -289,3 +290,50 @@ def test_config_rewrite_writes_what_redis_server_writes():
     assert head["warden"] == head["redis"]
     assert tail["warden"] == tail["redis"]
     assert "maxmemory 256mb\n" in head["warden"]
+
+
+def info_fields(port):
+    """INFO's field names in order, and its section headers."""
+    with Conn(port) as c:
+        text = parse(c.call("INFO")).decode()
+    lines = [line for line in text.split("\r\n") if line]
+    return ([line.split(":", 1)[0] for line in lines if not line.startswith("#")],
+            [line for line in lines if line.startswith("#")])
+
+
+def test_info_has_every_field_of_redis_server_in_its_order():
+    procs = []
+    try:
+        ports = {}
+        with tempfile.TemporaryDirectory(prefix="warden-info-") as work:
+            for kind, binary in (("redis", "redis-server"), ("warden", warden_bin())):
+                ports[kind] = free_port()
+                proc = subprocess.Popen([binary, "--port", str(ports[kind]), "--save", "",
+                                         "--dir", work], stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+                procs.append(proc)
+                read_until(proc.stdout, "Ready to accept connections")
+            fields = {kind: info_fields(port) for kind, port in ports.items()}
+            with redis.Redis(port=ports["warden"]) as r:
+                server = r.info("server")
+                # The rates are sampled every 100 ms: traffic shows within a few samples.
+                deadline = time.monotonic() + WAIT_S
+                while r.info("stats")["instantaneous_ops_per_sec"] == 0:
+                    assert time.monotonic() < deadline, "no ops/sec after traffic"
+                    with r.pipeline(transaction=False) as p:
+                        for _ in range(200):
+                            p.ping()
+                        p.execute()
+                memory = r.info("memory")
+    finally:
+        for p in procs:
+            p.terminate()
+            p.communicate(timeout=WAIT_S)
+    names, sections = fields["warden"]
+    own = {"warden_version", "active_expire_slices"}
+    assert [n for n in names if n not in own] == fields["redis"][0]
+    assert sections == fields["redis"][1]
+    assert server["executable"] == os.path.realpath(warden_bin())
+    assert memory["used_memory_peak"] >= memory["used_memory"] > 0
+    assert memory["total_system_memory"] > memory["used_memory"]
+    assert memory["mem_fragmentation_ratio"] > 0
