@@ -31,7 +31,8 @@ fi
 
 # Debian 12's client libraries, pinned; pytest comes with them, minitest with ruby.
 debian_pins=(python3-redis=4.3.4-3 ruby-redis=4.8.0-1 python3-pytest=7.2.1-2
-  python3-portalocker=2.2.1-1 ruby-sidekiq=6.4.1+dfsg-1 nutcracker=0.5.0+dfsg-2)
+  python3-portalocker=2.2.1-1 ruby-sidekiq=6.4.1+dfsg-1 nutcracker=0.5.0+dfsg-2
+  prometheus-redis-exporter=1.45.0-2+b4)
 # command:package for the tools the suites run (ruby comes with ruby-redis).
 debian_tools=(redis-server:redis-server redis-cli:redis-tools timeout:coreutils openssl:openssl)
 py=/usr/bin/python3  # Debian's interpreter: python3-redis is installed for it alone

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 import pytest
 import redis
@@ -337,3 +338,62 @@ def test_info_has_every_field_of_redis_server_in_its_order():
     assert memory["used_memory_peak"] >= memory["used_memory"] > 0
     assert memory["total_system_memory"] > memory["used_memory"]
     assert memory["mem_fragmentation_ratio"] > 0
+
+
+EXPORTER = "/usr/bin/prometheus-redis-exporter"
+
+
+def metric_names(port):
+    """The metric names Debian's Prometheus exporter reports scraping the server on `port`."""
+    listen = free_port()
+    proc = subprocess.Popen([EXPORTER, "--redis.addr=redis://127.0.0.1:%d" % port,
+                             "--web.listen-address=127.0.0.1:%d" % listen],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(listen, time.monotonic() + WAIT_S)
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % listen,
+                                    timeout=WAIT_S) as response:
+            text = response.read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=WAIT_S)
+    return {line.split("{")[0].split(" ")[0] for line in text.splitlines()
+            if line and not line.startswith("#")}
+
+
+def workload(port):
+    """The same traffic on both servers: keys with and without TTLs, a hash, an error, a
+    script, a subscriber's channel."""
+    with redis.Redis(port=port) as r:
+        r.set("lock:a", "token", px=30000)
+        r.set("plain", "1")
+        r.hset("h", "f", "v")
+        r.eval("return redis.call('GET', KEYS[1])", 1, "lock:a")
+        with pytest.raises(redis.ResponseError):
+            r.execute_command("INCR", "h")
+        r.select(1)
+        r.set("other", "x")
+
+
+def test_the_prometheus_exporter_reads_warden_as_redis_server():
+    assert os.access(EXPORTER, os.X_OK), "tests/clients/run.sh installs prometheus-redis-exporter"
+    procs = []
+    names = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="warden-exporter-") as work:
+            for kind, binary in (("redis", "redis-server"), ("warden", warden_bin())):
+                port = free_port()
+                proc = subprocess.Popen([binary, "--port", str(port), "--save", "",
+                                         "--dir", work], stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+                procs.append(proc)
+                read_until(proc.stdout, "Ready to accept connections")
+                workload(port)
+                names[kind] = metric_names(port)
+    finally:
+        for p in procs:
+            p.terminate()
+            p.communicate(timeout=WAIT_S)
+    assert {"redis_memory_used_peak_bytes", "redis_mem_fragmentation_ratio",
+            "redis_cpu_sys_children_seconds_total"} <= names["warden"]
+    assert names["warden"] == names["redis"]
