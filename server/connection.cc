@@ -99,6 +99,7 @@ void Connection::Start() {
     session_.local = true;
     session_.unix_socket = true;
   }
+  session_.tls = kind_ == Kind::kTls;
   uv_os_fd_t fd = -1;
   if (uv_fileno(reinterpret_cast<uv_handle_t*>(&handle_), &fd) == 0) session_.fd = fd;
   UpdateReading();

@@ -218,15 +218,16 @@ void RecordServedBlockedCommand(ServerState& server, const Session& session,
   PushSlowlog(server, session, spec, args, duration_us);
 }
 
-void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
+bool RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
                       bool read_only, bool deny_oom, bool& wrote, protocol::ReplyWriter& reply) {
   reply.set_error_listener(&server.command_stats);
   const CommandSpec* spec =
       AdmitScriptCall(server, session, args, read_only, deny_oom, wrote, reply);
-  if (spec == nullptr) return;
+  if (spec == nullptr) return false;
   if ((spec->flags & kWrite) != 0) wrote = true;
   // Its waiters are served when the script is over.
   Call(server, session, *spec, args, reply);
+  return true;
 }
 
 void EndSilencedReply(Session& session, const CommandSpec* spec, std::string& out,

@@ -34,8 +34,9 @@ void RecordServedBlockedCommand(ServerState& server, const Session& session,
                                 std::int64_t duration_us, bool failed);
 
 // redis.call's way in: the same table and handlers, with the checks and error texts Redis uses
-// for scripts (AdmitScriptCall). Sets `wrote` when a write command runs.
-void RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
+// for scripts (AdmitScriptCall). Sets `wrote` when a write command runs. Returns false when
+// those checks refused the call (Redis's scriptCall error, which the Lua debugger logs apart).
+bool RunScriptCommand(ServerState& server, Session& session, std::span<const std::string_view> args,
                       bool read_only, bool deny_oom, bool& wrote, protocol::ReplyWriter& reply);
 
 void Dispatch(ServerState& server, Session& session, std::span<const std::string_view> args,

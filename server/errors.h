@@ -17,6 +17,9 @@ inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+// warden's own: the Lua debugger does blocking I/O on the client's socket, which TLS rules out.
+inline constexpr std::string_view kScriptDebugUnsupported =
+    "ERR SCRIPT DEBUG is not supported on TLS connections";
 // A string that is not a HyperLogLog, and one whose sparse registers do not add up (hyperloglog.c).
 inline constexpr std::string_view kNotHll =
     "WRONGTYPE Key is not a valid HyperLogLog string value.";

@@ -449,6 +449,8 @@ void Server::Shutdown() {
     uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&wait_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&signal_async_), nullptr);
+  // Redis's prepareForShutdown kills the forked Lua debugging sessions.
+  state_.scripts->debug_children().KillAll(&log_);
     {
       std::lock_guard<std::mutex> lock(tasks_mutex_);
       accepting_tasks_ = false;
@@ -732,3 +734,4 @@ void Server::OnCron(uv_timer_t* timer) {
 }
 
 }  // namespace warden::server
+  self->state_.scripts->debug_children().Reap();

@@ -33,6 +33,12 @@ struct Session {
   bool local = true;
   bool unix_socket = false;  // MONITOR shows unix:<path> for it
   bool is_script = false;
+  // A TLS client: the Lua debugger, which speaks on the socket itself, refuses it.
+  bool tls = false;
+  // SCRIPT DEBUG: the client's next EVAL runs in a debugging session (lua_debugger.h), forked
+  // (YES) or blocking the server (SYNC). Redis's CLIENT_LUA_DEBUG and CLIENT_LUA_DEBUG_SYNC.
+  enum LuaDebug : std::uint8_t { kLuaDebugOff, kLuaDebugFork, kLuaDebugSync };
+  std::uint8_t lua_debug = kLuaDebugOff;
   // The master's stream on a replica (Redis's CLIENT_MASTER): its writes pass read-only, its
   // replies go nowhere, and it sees keys past their deadline until the master deletes them.
   bool is_master = false;

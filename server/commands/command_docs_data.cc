@@ -498,6 +498,8 @@ constexpr CommandDocBytes kCommandDocs[] = {
      "%4\r\n$7\r\nsummary\r\n$39\r\nKill the script currently in execution.\r\n$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"},
     {"script|help",
      "%4\r\n$7\r\nsummary\r\n$49\r\nShow helpful text about the different subcommands\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"},
+    {"script|debug",
+     "%5\r\n$7\r\nsummary\r\n$40\r\nSet the debug mode for executed scripts.\r\n$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nmode\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nyes\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nYES\r\n%3\r\n$4\r\nname\r\n$4\r\nsync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n%3\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNO\r\n"},
     {"function|load",
      "%5\r\n$7\r\nsummary\r\n$68\r\nCreate a function with the given arguments (name, code, description)\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$48\r\nO(1) (considering compilation time is redundant)\r\n$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%2\r\n$4\r\nname\r\n$13\r\nfunction-code\r\n$4\r\ntype\r\n$6\r\nstring\r\n"},
     {"function|delete",

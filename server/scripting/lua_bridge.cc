@@ -4,6 +4,8 @@
 #include <lua.hpp>
 #include <string>
 
+#include "server/scripting/lua_debugger.h"
+
 namespace warden::server {
 namespace {
 
@@ -91,7 +93,11 @@ ErrorParts SplitErrorText(std::string_view text) {
   return Trimmed(SplitCoded(text.substr(1)));
 }
 
-void PushErrorTable(lua_State* lua, std::string_view text) { PushParts(lua, SplitErrorText(text)); }
+void PushErrorTable(lua_State* lua, std::string_view text) {
+  // Redis's luaPushErrorBuff logs every error it hands a script while a debugger steps.
+  LogScriptError(lua, text);
+  PushParts(lua, SplitErrorText(text));
+}
 
 void PushReplyErrorTable(lua_State* lua, std::string_view reply_error) {
   PushParts(lua, Trimmed(SplitCoded(reply_error)));

@@ -6,6 +6,7 @@
 
 #include "server/command_table.h"
 #include "server/scripting/lua_bridge.h"
+#include "server/scripting/lua_debugger.h"
 #include "server/scripting/sha1.h"
 #include "server/version.h"
 
@@ -29,6 +30,7 @@ int RedisErrorReply(lua_State* lua) {
   if (!raw.empty() && raw[0] == '-') {
     PushErrorTable(lua, raw);
   } else {
+    LogScriptError(lua, raw, "-");
     PushReplyErrorTable(lua, raw);
   }
   return 1;
@@ -70,13 +72,6 @@ int RedisReplicateCommands(lua_State* lua) {
   return 1;
 }
 
-int RedisBreakpoint(lua_State* lua) {
-  lua_pushboolean(lua, 0);
-  return 1;
-}
-
-int RedisDebug(lua_State*) { return 0; }
-
 int RedisAclCheckCmd(lua_State* lua) {
   if (lua_gettop(lua) == 0) {
     return RaiseRedisError(lua, "Please specify at least one argument for this redis lib call");
@@ -107,8 +102,8 @@ void AddStatelessRedisApi(lua_State* lua) {
       {"sha1hex", RedisSha1Hex},
       {"set_repl", RedisSetRepl},
       {"replicate_commands", RedisReplicateCommands},
-      {"breakpoint", RedisBreakpoint},
-      {"debug", RedisDebug},
+      {"breakpoint", LuaDebugger::Breakpoint},
+      {"debug", LuaDebugger::Debug},
       {"acl_check_cmd", RedisAclCheckCmd},
   };
   for (const auto& f : functions) {

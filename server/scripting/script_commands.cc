@@ -5,6 +5,7 @@
 #include "server/command_table.h"
 #include "server/commands/commands.h"
 #include "server/errors.h"
+#include "server/scripting/lua_debugger.h"
 #include "server/scripting/script_engine.h"
 
 namespace warden::server {
@@ -83,6 +84,10 @@ void EvalGeneric(CommandContext& ctx, Source source, bool read_only) {
   // EVALSHA answers NOSCRIPT for a digest of the wrong length before looking at numkeys.
   if (source == Source::kSha && ctx.arg(1).size() != 40) {
     ctx.reply.Error(errors::kNoScript);
+    return;
+  }
+  if (source == Source::kSha && ctx.session.lua_debug != Session::kLuaDebugOff) {
+    ctx.reply.Error("ERR Please use EVAL instead of EVALSHA for debugging");
     return;
   }
   std::int64_t numkeys = 0;
@@ -175,14 +180,28 @@ constexpr CommandSpec kScriptTable[] = {
     {"script|flush",  -2, kNoScript,             ScriptFlushCommand,  0, 0, 0, "@slow @scripting"},
     {"script|kill",   2, kNoScript | kAllowBusy, ScriptKillCommand,   0, 0, 0, "@slow @scripting"},
     {"script|help",   2, kLoading | kStale,      ScriptHelpCommand,   0, 0, 0, "@slow @scripting"},
+    {"script|debug",  3, kNoScript,              ScriptDebugCommand,  0, 0, 0, "@slow @scripting"},
 };
 // clang-format on
 
 }  // namespace
 
-void EvalCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kBody, false); }
+void EvalCommand(CommandContext& ctx) {
+  // Redis debugs EVAL and EVAL_RO; EVALSHA refuses and FCALL runs as usual.
+  if (ctx.session.lua_debug != Session::kLuaDebugOff) [[unlikely]] {
+    EvalDebugged(ctx, [](CommandContext& c) { EvalGeneric(c, Source::kBody, false); });
+    return;
+  }
+  EvalGeneric(ctx, Source::kBody, false);
+}
 void EvalshaCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kSha, false); }
-void EvalRoCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kBody, true); }
+void EvalRoCommand(CommandContext& ctx) {
+  if (ctx.session.lua_debug != Session::kLuaDebugOff) [[unlikely]] {
+    EvalDebugged(ctx, [](CommandContext& c) { EvalGeneric(c, Source::kBody, true); });
+    return;
+  }
+  EvalGeneric(ctx, Source::kBody, true);
+}
 void EvalshaRoCommand(CommandContext& ctx) { EvalGeneric(ctx, Source::kSha, true); }
 
 std::span<const CommandSpec> ScriptSubcommands() { return kScriptTable; }

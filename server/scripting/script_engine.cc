@@ -239,17 +239,45 @@ int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
     call_args_.emplace_back(arg);
   }
   call_reply_.clear();
+  const bool debugging = debugger_ != nullptr && debugger_->logging();
+  if (debugging) debugger_->LogRedisCommand(call_args_);
   protocol::ReplyWriter writer(&call_reply_, script_session_.resp);
-  RunScriptCommand(server_, script_session_, call_args_, running_->read_only, running_->deny_oom,
-                   running_->wrote, writer);
+  const bool admitted = RunScriptCommand(server_, script_session_, call_args_, running_->read_only,
+                                         running_->deny_oom, running_->wrote, writer);
   protocol::Reply& parsed = call_parsed_;
   const auto consumed = protocol::ReadReply(call_reply_, parsed);
   if (!consumed.has_value() || *consumed == 0) {
     return fail("internal error: malformed reply from command");
   }
+  if (debugging) LogCallForDebugger(admitted);
   PushReply(lua, parsed, script_session_.resp);
   if (parsed.type == protocol::ReplyType::kError && raise) return lua_error(lua);
   return 1;
+}
+
+void ScriptEngine::LogCallForDebugger(bool admitted) {
+  if (admitted) {
+    debugger_->LogRedisReply(call_reply_);
+    return;
+  }
+  // A refused call is Redis's scriptCall error: its text as Redis words it (no "ERR ", which
+  // Redis adds later; other codes keep their dash and line end), and no reply line.
+  std::string_view text(call_reply_);
+  if (text.starts_with("-ERR ")) {
+    text.remove_prefix(5);
+    text.remove_suffix(2);
+  }
+  debugger_->Log("<error> " + std::string(text));
+}
+
+std::int64_t ScriptEngine::busy_threshold_ms() const {
+  return server_.config.busy_reply_threshold_ms;
+}
+
+void ScriptEngine::RestartRunClock() {
+  if (running_ == nullptr) return;
+  running_->start_us = server_.clock.MonotonicUs();
+  server_.call.frozen_now_ms = server_.clock.NowMs();
 }
 
 int ScriptEngine::RedisSetResp(lua_State* lua) {
@@ -410,7 +438,7 @@ void ScriptEngine::Run(const Script& script, std::string_view sha, Session& call
                        std::span<const std::string_view> keys,
                        std::span<const std::string_view> args, bool read_only,
                        protocol::ReplyWriter& reply) {
-  if (script.native != nullptr && server_.config.lua_native_scripts &&
+  if (script.native != nullptr && debugger_ == nullptr && server_.config.lua_native_scripts &&
       RunNative(*script.native, sha, caller, keys, args, read_only || script.no_writes, reply)) {
     return;
   }
@@ -430,7 +458,9 @@ void ScriptEngine::Invoke(int function_ref, bool as_function,
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, trampoline_ref_);
   CallFrame frame{function_ref, keys, args, &key_table_, &arg_table_, as_function};
   lua_pushlightuserdata(lua_, &frame);
+  if (debugger_ != nullptr) debugger_->Attach(lua_);
   const int status = lua_pcall(lua_, 1, 1, base + 1);
+  if (debugger_ != nullptr) LuaDebugger::Detach(lua_);
   if (!as_function) {
     KeepIfUntouched(lua_, key_table_);
     KeepIfUntouched(lua_, arg_table_);

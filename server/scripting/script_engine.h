@@ -23,6 +23,7 @@
 
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
+#include "server/scripting/lua_debugger.h"
 #include "server/scripting/native_scripts.h"
 #include "server/session.h"
 #include "storage/entry_pool.h"
@@ -167,6 +168,16 @@ class ScriptEngine {
       n += sha.size() + script.body.size() + sizeof(Script);
     return n;
   }
+  // The Lua debugger (lua_debugger.h): the session the next Run happens in (null: none), set by
+  // EvalDebugged around the EVAL; such a run takes no native form.
+  void set_debugger(LuaDebugger* debugger) { debugger_ = debugger; }
+  // The forked sessions, reaped by the cron and killed on shutdown.
+  DebugChildren& debug_children() { return debug_children_; }
+  // busy-reply-threshold, which also bounds how long a debugged script runs unstopped.
+  std::int64_t busy_threshold_ms() const;
+  // After a debugging stop the script's clock starts again, and its frozen time moves to now
+  // (Redis resets start_time and snapshot_time).
+  void RestartRunClock();
   // Called between Lua instructions while busy, to serve other clients.
   void set_poll_clients(std::function<void()> poll) { poll_clients_ = std::move(poll); }
   // Asked between Lua instructions: true stops the running script even if it wrote (shutdown).
@@ -233,6 +244,8 @@ class ScriptEngine {
   static int RedisCall(lua_State* lua);
   static int RedisPcall(lua_State* lua);
   int CallCommand(lua_State* lua, bool raise);
+  // Logs a redis.call's reply, or its refusal, to the stepping debugger.
+  void LogCallForDebugger(bool admitted);
   static int RedisSetResp(lua_State* lua);
   static int RedisLog(lua_State* lua);
   static int RedisRegisterFunction(lua_State* lua);
@@ -268,6 +281,8 @@ class ScriptEngine {
   const Session* caller_ = nullptr;
   bool busy_ = false;
   std::uint64_t native_runs_ = 0;
+  LuaDebugger* debugger_ = nullptr;
+  DebugChildren debug_children_;
   std::function<void()> poll_clients_;
   std::function<bool()> interrupt_check_;
 

@@ -256,6 +256,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/tracking.xml" "$here/python/test_tracking.py"
       run_suite operator-config 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/operator-config.xml" "$here/python/test_operator_config.py"
+      run_suite ldb 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/ldb.xml" "$here/python/test_ldb.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/redis-py-pipeline.xml" "$here/python/test_redis_py_pipeline.py"
       run_suite redis-py-recipes 90 "$py" -m pytest -q -p no:cacheprovider \

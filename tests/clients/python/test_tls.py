@@ -134,3 +134,17 @@ def test_server_certificate_is_checked_by_the_client(tls_port, tmp_path):
     with pytest.raises(redis.ConnectionError):
         r.ping()
     r.close()
+
+
+def test_script_debug_over_tls(tls_client, target):
+    # The Lua debugger speaks on the socket itself: warden refuses it over TLS (README's "Known
+    # differences"), where Redis runs the session through its TLS connection.
+    client = tls_client()
+    if target.name == "warden":
+        with pytest.raises(redis.ResponseError,
+                           match="SCRIPT DEBUG is not supported on TLS connections"):
+            client.execute_command("SCRIPT", "DEBUG", "YES")
+    else:
+        assert client.execute_command("SCRIPT", "DEBUG", "YES") == b"OK"
+    assert client.execute_command("SCRIPT", "DEBUG", "NO") == b"OK"
+    assert client.eval("return 1", 0) == 1
