@@ -239,12 +239,18 @@ void Connection::OnAlloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) {
 void Connection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<Connection*>(stream->data);
   if (nread < 0) {
+    Logger& log = self->server_.log();
+    if (nread == UV_EOF && log.enabled(LogLevel::kVerbose)) {
+      std::string info;
+      AppendClientInfo(self->session_, self->server_.state().clock.NowMs(), info);
+      log.Log(LogLevel::kVerbose, "Client closed connection %s", info.c_str());
+    }
     self->Close();
     return;
   }
   if (nread == 0) return;
-  if (self->Ingest(buf->base, static_cast<std::size_t>(nread))) self->ProcessInput();
   ++self->server_.state().info_metrics.reads_processed;
+  if (self->Ingest(buf->base, static_cast<std::size_t>(nread))) self->ProcessInput();
 }
 
 bool Connection::Ingest(const char* data, std::size_t n) {
@@ -527,8 +533,8 @@ void Connection::Flush() {
   if (wire->empty()) return;
   uv_buf_t buf = uv_buf_init(wire->data(), static_cast<unsigned int>(wire->size()));
   const int written = uv_try_write(stream(), &buf, 1);
-  std::size_t offset = written > 0 ? static_cast<std::size_t>(written) : 0;
   ++server_.state().info_metrics.writes_processed;
+  std::size_t offset = written > 0 ? static_cast<std::size_t>(written) : 0;
   if (written < 0 && written != UV_EAGAIN) {
     Close();
     return;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "server/acl/acl_gate.h"
@@ -280,6 +281,7 @@ std::optional<std::string> Server::Listen(const std::string& address_in, bool tl
                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   }
   tcp_listeners_.push_back(tcp);
+  bound_addresses_.push_back(address);
   return std::nullopt;
 }
 
@@ -305,7 +307,34 @@ std::optional<std::string> Server::ListenUnix() {
   return std::nullopt;
 }
 
+void Server::LogBanner() {
+  const Config& c = state_.config;
+  log_.Log(LogLevel::kNotice, "warden %.*s (Redis %.*s compatible) starting, pid=%d",
+           static_cast<int>(kWardenVersion.size()), kWardenVersion.data(),
+           static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
+           static_cast<int>(getpid()));
+  if (c.config_file.empty()) {
+    log_.Log(LogLevel::kNotice,
+             "Configuration loaded: no config file, the defaults and the "
+             "command line");
+  } else {
+    char* real = realpath(c.config_file.c_str(), nullptr);
+    log_.Log(LogLevel::kNotice, "Configuration loaded from %s",
+             real != nullptr ? real : c.config_file.c_str());
+    std::free(real);
+  }
+  log_.Log(LogLevel::kNotice, "Seed %llu (%s)", static_cast<unsigned long long>(state_.seed),
+           c.seed.has_value() ? "set by the seed option"
+                              : "drawn at start: --seed repeats this run's random choices");
+  const DebugCommandPolicy debug = c.enable_debug_command;
+  log_.Log(LogLevel::kNotice, "DEBUG and its test controls: %s",
+           debug == DebugCommandPolicy::kYes     ? "enabled"
+           : debug == DebugCommandPolicy::kLocal ? "enabled for local clients"
+                                                 : "disabled (enable-debug-command no)");
+}
+
 std::optional<std::string> Server::Start() {
+  LogBanner();
   // Redis chdirs to `dir` as it reads its configuration, and stops there if it cannot.
   if (const std::string& dir = state_.config.dir; !dir.empty()) {
     struct stat st {};
@@ -324,10 +353,13 @@ std::optional<std::string> Server::Start() {
   }
   // Fixtures run before anything listens, so no client ever sees the data half loaded.
   if (!state_.config.preload.empty()) {
+    const auto started = std::chrono::steady_clock::now();
     const PreloadResult preload = RunPreloadFile(state_, state_.config.preload);
     if (preload.error) return "Preload failed: " + *preload.error;
-    log_.Log(LogLevel::kNotice, "Preloaded %zu %s from %s", preload.commands,
-             preload.snapshot ? "keys of a snapshot" : "commands", state_.config.preload.c_str());
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    log_.Log(LogLevel::kNotice, "Preloaded %zu %s from %s: %.3f seconds", preload.commands,
+             preload.snapshot ? "keys of a snapshot" : "commands", state_.config.preload.c_str(),
+             took.count());
   }
   // With tls-port and no unix socket, port 0 means TLS only, as in Redis; otherwise it asks the
   // kernel for a free port.
@@ -354,13 +386,11 @@ std::optional<std::string> Server::Start() {
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(state_.config.hz);
   uv_timer_start(&cron_, OnCron, period_ms, period_ms);
   uv_prepare_start(&before_poll_, OnBeforePoll);
-  log_.Log(LogLevel::kNotice, "warden %.*s (Redis %.*s compatible) starting, pid=%d",
-           static_cast<int>(kWardenVersion.size()), kWardenVersion.data(),
-           static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
-           static_cast<int>(getpid()));
   if (!tcp_listeners_.empty()) {
     // One machine-readable line: a harness that started warden with --port 0 greps "port=".
-    log_.Log(LogLevel::kNotice, "Listening on port=%d", bound_port_);
+    std::string addresses;
+    for (const std::string& a : bound_addresses_) addresses += (addresses.empty() ? "" : ", ") + a;
+    log_.Log(LogLevel::kNotice, "Listening on port=%d (%s)", bound_port_, addresses.c_str());
   }
   if (!tls_listeners_.empty()) {
     log_.Log(LogLevel::kNotice, "Listening on tls-port=%d", state_.config.tls_port);
@@ -419,6 +449,8 @@ void Server::Shutdown() {
   state_.aof.Flush();
   // The link to a master and a sync child end here; replicas are closed with the clients.
   state_.replication.Detach();
+  // Redis's prepareForShutdown kills the forked Lua debugging sessions.
+  state_.scripts->debug_children().KillAll(&log_);
   CloseTcpListeners();
   if (unix_listener_ != nullptr) {
     CloseAndFree(reinterpret_cast<uv_handle_t*>(unix_listener_));
@@ -449,8 +481,6 @@ void Server::Shutdown() {
     uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&wait_timer_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&signal_async_), nullptr);
-  // Redis's prepareForShutdown kills the forked Lua debugging sessions.
-  state_.scripts->debug_children().KillAll(&log_);
     {
       std::lock_guard<std::mutex> lock(tasks_mutex_);
       accepting_tasks_ = false;
@@ -547,6 +577,11 @@ void Server::Adopt(Connection* c) {
   s.last_interaction_ms = s.created_ms;
   SetDefaultAuth(state_, s);
   c->Start();
+  if (s.unix_socket) {
+    log_.Log(LogLevel::kVerbose, "Accepted connection to %s", state_.config.unixsocket.c_str());
+  } else {
+    log_.Log(LogLevel::kVerbose, "Accepted %s", s.addr.c_str());
+  }
   if (connection_count_ > static_cast<std::size_t>(state_.config.maxclients)) {
     ++state_.stats.rejected_connections;
     c->Reject(errors::kMaxClients);
@@ -724,14 +759,14 @@ void Server::OnCron(uv_timer_t* timer) {
   self->state_.dbs.pool().Trim(kCronTrimSlabs);
   self->state_.aof.Cron();
   self->state_.snapshots.Cron();
+  self->state_.scripts->debug_children().Reap();
   self->state_.replication.Cron();
   self->state_.tracking.LimitTable();
   self->ClientsCron();
+  self->SampleInfoMetrics();
   // CONFIG SET hz takes effect from the next tick.
   const std::uint64_t period_ms = 1000 / static_cast<std::uint64_t>(self->state_.config.hz);
   if (uv_timer_get_repeat(timer) != period_ms) uv_timer_set_repeat(timer, period_ms);
-  self->SampleInfoMetrics();
 }
 
 }  // namespace warden::server
-  self->state_.scripts->debug_children().Reap();

@@ -106,6 +106,8 @@ class Server final : public ConnectionRegistry {
   // Closes idle clients (timeout) and those over the soft output limit for too long.
   void ClientsCron();
   void WritePortFile();
+  // The start banner: version and pid, the config file, the seed in use, DEBUG's policy.
+  void LogBanner();
   // INFO's rates and memory peak (InfoMetrics), from the cron.
   void SampleInfoMetrics();
   // While a script is past busy-reply-threshold: reads and answers the other clients.
@@ -115,6 +117,7 @@ class Server final : public ConnectionRegistry {
   ServerState state_;
   Logger& log_;
   std::vector<uv_tcp_t*> tcp_listeners_;
+  std::vector<std::string> bound_addresses_;  // the bind addresses listened on, for the log
   std::vector<uv_tcp_t*> tls_listeners_;
   uv_pipe_t* unix_listener_ = nullptr;
   uv_timer_t cron_;

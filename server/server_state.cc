@@ -21,7 +21,8 @@ std::uint64_t InitialSeed(const Config& config) {
 ServerState::ServerState(Config config_in, storage::Clock& clock_in)
     : config(std::move(config_in)),
       clock(clock_in),
-      random(InitialSeed(config)),
+      seed(InitialSeed(config)),
+      random(seed),
       dbs(random, config.databases),
       active_expiry(dbs, clock,
                     storage::ActiveExpiryOptions{

@@ -114,6 +114,9 @@ class ServerState final : public storage::ExpiryListener {
 
   Config config;
   storage::Clock& clock;
+  // The seed of every random choice: `seed` if given, else drawn at start (logged, so a run
+  // can be repeated with --seed).
+  std::uint64_t seed;
   storage::Random random;
   storage::Databases dbs;
   KeyObserverHub key_observers{dbs};

@@ -12,6 +12,7 @@ import select
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -202,13 +203,19 @@ def wait_for_exit(pid, deadline):
     raise AssertionError("the daemonized server (pid %d) did not exit" % pid)
 
 
-def read_until(stream, text):
-    """Reads a server's output line by line until a line holds `text`; returns all read."""
+def read_until(proc, text):
+    """Reads a server's output line by line until a line holds `text`; returns all read. A
+    server that never prints it is killed after WAIT_S, which ends the read."""
     seen = []
-    for line in stream:
-        seen.append(line)
-        if text in line:
-            return "".join(seen)
+    watchdog = threading.Timer(WAIT_S, proc.kill)
+    watchdog.start()
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if text in line:
+                return "".join(seen)
+    finally:
+        watchdog.cancel()
     raise AssertionError("no %r in:\n%s" % (text, "".join(seen)))
 
 
@@ -245,7 +252,7 @@ def test_pidfile_is_written_and_removed():
                                  "--save", "", "--io-threads", "4", "--dir", work],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
-            out = read_until(proc.stdout, "Ready to accept connections")
+            out = read_until(proc, "Ready to accept connections")
             with open(pidfile) as f:
                 assert int(f.read()) == proc.pid
         finally:
@@ -272,7 +279,7 @@ def test_config_rewrite_writes_what_redis_server_writes():
             proc = subprocess.Popen([binary, path], cwd=work, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True)
             try:
-                read_until(proc.stdout, "Ready to accept connections")
+                read_until(proc, "Ready to accept connections")
                 with redis.Redis(port=port) as r:
                     r.config_set("maxmemory", "256mb")
                     r.config_set("hz", "20")
@@ -313,7 +320,7 @@ def test_info_has_every_field_of_redis_server_in_its_order():
                                          "--dir", work], stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
                 procs.append(proc)
-                read_until(proc.stdout, "Ready to accept connections")
+                read_until(proc, "Ready to accept connections")
             fields = {kind: info_fields(port) for kind, port in ports.items()}
             with redis.Redis(port=ports["warden"]) as r:
                 server = r.info("server")
@@ -387,7 +394,7 @@ def test_the_prometheus_exporter_reads_warden_as_redis_server():
                                          "--dir", work], stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
                 procs.append(proc)
-                read_until(proc.stdout, "Ready to accept connections")
+                read_until(proc, "Ready to accept connections")
                 workload(port)
                 names[kind] = metric_names(port)
     finally:
@@ -397,3 +404,32 @@ def test_the_prometheus_exporter_reads_warden_as_redis_server():
     assert {"redis_memory_used_peak_bytes", "redis_mem_fragmentation_ratio",
             "redis_cpu_sys_children_seconds_total"} <= names["warden"]
     assert names["warden"] == names["redis"]
+
+
+def test_the_log_names_config_seed_debug_addresses_and_verbose_clients():
+    with tempfile.TemporaryDirectory(prefix="warden-log-") as work:
+        port = free_port()
+        conf = os.path.join(work, "w.conf")
+        with open(conf, "w") as f:
+            f.write("port %d\nseed 42\nloglevel verbose\nenable-debug-command local\n" % port)
+        proc = subprocess.Popen([warden_bin(), conf, "--save", "", "--dir", work],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            start = read_until(proc, "Ready to accept connections")
+            # A raw socket, closed here (redis-py's pool would keep it open).
+            with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as s:
+                s.sendall(b"PING\r\n")
+                assert s.recv(64) == b"+PONG\r\n"
+            # The client's close is logged when the server reads its EOF.
+            closed = read_until(proc, "Client closed connection")
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=WAIT_S)
+    messages = [log_message(line) for line in start.splitlines()]
+    assert messages[0].startswith("* warden ") and "(Redis 7.0.15 compatible) starting" in messages[0]
+    assert "* Configuration loaded from %s" % os.path.realpath(conf) in messages
+    assert "* Seed 42 (set by the seed option)" in messages
+    assert "* DEBUG and its test controls: enabled for local clients" in messages
+    assert any(m.startswith("* Listening on port=%d (127.0.0.1" % port) for m in messages)
+    assert "- Accepted 127.0.0.1:" in closed
+    assert " addr=127.0.0.1:" in closed.splitlines()[-1]
