@@ -40,7 +40,8 @@ stage check-source scripts/check-source.sh
 # one ctest test per test).
 stage build-opt bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARDEN_WERROR=ON \
   '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' '-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' \
-  -DWARDEN_TEST_SHARDS=4 >/dev/null && cmake --build build -j$jobs"
+  -DWARDEN_TEST_SHARDS=4 -DWARDEN_BUILD_TESTS=ON -DWARDEN_BUILD_BENCH=ON >/dev/null &&
+  cmake --build build -j$jobs"
 stage ctest-opt bash -c "cd build && ctest --output-on-failure -j$jobs"
 # The examples of using warden as a test double from other languages.
 stage examples bash -c 'WARDEN_BINARY="$PWD/build/warden" /usr/bin/python3 -m pytest -q \

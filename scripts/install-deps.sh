@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Installs what warden needs to build, test and benchmark on Debian 12, skipping what is there.
+# Installs what warden needs on Debian 12, skipping what is there: with --build-only, what
+# building and running the server need (run-server.sh); otherwise also what testing and
+# benchmarking need (run-tests.sh).
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config clang-format
-  clang libclang-rt-14-dev
+  build-essential cmake pkg-config
   libuv1-dev libssl-dev openssl liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libxxhash-dev
   liblzf-dev
-  googletest libgtest-dev libbenchmark-dev
-  redis-server redis-tools
-  python3-redis python3-pytest
 )
-
-# Node.js runs the Node example; the machine image usually has it, Debian's package otherwise.
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+if [ "${1:-}" != --build-only ]; then
+  packages+=(
+    clang-format clang libclang-rt-14-dev
+    googletest libgtest-dev libbenchmark-dev
+    redis-server redis-tools
+    python3-redis python3-pytest
+  )
+  # Node.js runs the Node example; the machine image usually has it, Debian's package otherwise.
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
