@@ -64,6 +64,10 @@ void DebugHelp(CommandContext& ctx) {
       "    Show low-level info about the <key> and associated value.",
       "PAUSE-CRON <0|1>",
       "    Stop periodic cron job processing.",
+      "PROTOCOL <type>",
+      "    Reply with a test value of the specified type. <type> can be: string,",
+      "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+      "    true, false.",
       "REPLICA-LINK DOWN|STALL|UP",
       "    On a replica: drop the link to the master and keep it down, or keep it open but read",
       "    and acknowledge nothing (a replica that lags), until UP.",
@@ -88,6 +92,67 @@ void DebugHelp(CommandContext& ctx) {
       "    Prints this help.",
   };
   ReplyHelp(ctx.reply, kLines);
+}
+
+// Redis's DEBUG PROTOCOL: one reply of each RESP3 type (as RESP2 shows it to a RESP2 client),
+// for clients' and scripts' protocol tests.
+void DebugProtocol(CommandContext& ctx) {
+  protocol::ReplyWriter& r = ctx.reply;
+  const std::string_view name = ctx.arg(2);
+  const bool resp3 = ctx.session.resp >= 3;
+  if (ArgIs(name, "string")) {
+    r.Bulk("Hello World");
+  } else if (ArgIs(name, "integer")) {
+    r.Integer(12345);
+  } else if (ArgIs(name, "double")) {
+    r.Double(3.141);
+  } else if (ArgIs(name, "bignum")) {
+    r.BigNumber("1234567999999999999999999999999999999");
+  } else if (ArgIs(name, "null")) {
+    r.Null();
+  } else if (ArgIs(name, "array") || ArgIs(name, "set")) {
+    if (ArgIs(name, "array")) {
+      r.ArrayHeader(3);
+    } else {
+      r.SetHeader(3);
+    }
+    for (int j = 0; j < 3; ++j) r.Integer(j);
+  } else if (ArgIs(name, "map")) {
+    r.MapHeader(3);
+    for (int j = 0; j < 3; ++j) {
+      r.Integer(j);
+      r.Boolean(j == 1);
+    }
+  } else if (ArgIs(name, "attrib")) {
+    // An attribute is not a reply of its own: a real reply follows it.
+    if (resp3) {
+      r.Raw("|1\r\n");
+      r.Bulk("key-popularity");
+      r.ArrayHeader(2);
+      r.Bulk("key:123");
+      r.Integer(90);
+    }
+    r.Bulk("Some real reply following the attribute");
+  } else if (ArgIs(name, "push")) {
+    if (!resp3) {
+      r.Error("ERR RESP2 is not supported by this command");
+      return;
+    }
+    r.Raw(">2\r\n");
+    r.Bulk("server-cpu-usage");
+    r.Integer(42);
+    r.Bulk("Some real reply following the push reply");
+  } else if (ArgIs(name, "true")) {
+    r.Boolean(true);
+  } else if (ArgIs(name, "false")) {
+    r.Boolean(false);
+  } else if (ArgIs(name, "verbatim")) {
+    r.Verbatim("This is a verbatim\nstring");
+  } else {
+    r.Error(
+        "ERR Wrong protocol type name. Please use one of the following: "
+        "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+  }
 }
 
 void DebugSleep(CommandContext& ctx) {
@@ -281,6 +346,7 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"set-active-expire",        3, 3, DebugSetActiveExpire},
     {"object",                   3, 3, DebugObject},
     {"pause-cron",               3, 3, DebugPauseCron},
+    {"protocol",                 3, 3, DebugProtocol},
     {"loadaof",                  2, 2, DebugLoadaof},
     {"reload",                   2, 5, DebugReload},
     {"set-skip-checksum-validation", 3, 3, DebugSetSkipChecksumValidation},

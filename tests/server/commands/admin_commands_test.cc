@@ -275,7 +275,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*45\r\n"
+            "*49\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -304,6 +304,10 @@ TEST_F(DebugTest, Help) {
             "+    Show low-level info about the <key> and associated value.\r\n"
             "+PAUSE-CRON <0|1>\r\n"
             "+    Stop periodic cron job processing.\r\n"
+            "+PROTOCOL <type>\r\n"
+            "+    Reply with a test value of the specified type. <type> can be: string,\r\n"
+            "+    integer, double, bignum, null, array, set, map, attrib, push, verbatim,\r\n"
+            "+    true, false.\r\n"
             "+REPLICA-LINK DOWN|STALL|UP\r\n"
             "+    On a replica: drop the link to the master and keep it down, or keep it open but "
             "read\r\n"
