@@ -244,6 +244,9 @@ int ScriptEngine::CallCommand(lua_State* lua, bool raise) {
   protocol::ReplyWriter writer(&call_reply_, script_session_.resp);
   const bool admitted = RunScriptCommand(server_, script_session_, call_args_, running_->read_only,
                                          running_->deny_oom, running_->wrote, writer);
+  // The arguments are done with (the views into them too): off the stack, as Redis pops them,
+  // so a call with as many arguments as the stack holds (unpack of 7999) has room for its reply.
+  lua_settop(lua, 0);
   protocol::Reply& parsed = call_parsed_;
   const auto consumed = protocol::ReadReply(call_reply_, parsed);
   if (!consumed.has_value() || *consumed == 0) {
