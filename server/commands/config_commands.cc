@@ -38,7 +38,7 @@ void ConfigGetCommand(CommandContext& ctx) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (selected[i]) continue;
       if (exact ? ArgIs(pattern, values[i].name)
-                : storage::GlobMatchNoCase(pattern, values[i].name)) {
+                : !values[i].hidden && storage::GlobMatchNoCase(pattern, values[i].name)) {
         selected[i] = true;
         ++count;
         if (exact) values[i].name = pattern;

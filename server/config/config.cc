@@ -259,9 +259,10 @@ std::vector<ConfigValue> ConfigValues(const Config& c) {
   for (const ConfigOption& option : ConfigOptions()) {
     if (option.get == nullptr || (option.flags & kConfigFileOnly) != 0) continue;
     std::string value = option.get(c);
+    const bool hidden = (option.flags & kConfigHidden) != 0;
     // Redis lists an alias as an option of its own.
-    if (!option.alias.empty()) values.push_back({option.alias, value});
-    values.push_back({option.name, std::move(value)});
+    if (!option.alias.empty()) values.push_back({option.alias, value, hidden});
+    values.push_back({option.name, std::move(value), hidden});
   }
   return values;
 }

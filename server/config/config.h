@@ -57,7 +57,7 @@ struct ReplicationConfig {
 
 // The options Redis has and warden accepts without effect (inert_options.cc): each keeps its
 // value as CONFIG GET shows it, in Config::inert.
-inline constexpr std::size_t kInertOptionCount = 65;
+inline constexpr std::size_t kInertOptionCount = 69;
 std::array<std::string, kInertOptionCount> InertDefaults();
 
 struct Config {
@@ -239,6 +239,7 @@ std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config&
 struct ConfigValue {
   std::string_view name;
   std::string value;
+  bool hidden;  // Redis's HIDDEN_CONFIG: only CONFIG GET of its exact name shows it
 };
 std::vector<ConfigValue> ConfigValues(const Config& config);
 

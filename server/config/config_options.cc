@@ -540,7 +540,7 @@ const ConfigOption kConfigOptions[] = {
     Enum<F<&Config::sanitize_dump_payload>, kSanitizeModes>(
         "sanitize-dump-payload", 0, "accepted: warden checks every payload deeply"),
     Int<F<&Config::rdb_key_save_delay>, INT32_MIN, kIntMax>(
-        "rdb-key-save-delay", 0, "tests: microseconds slept per key saved"),
+        "rdb-key-save-delay", kConfigHidden, "tests: microseconds slept per key saved"),
     Bool<F<&Config::appendonly>>("appendonly", 0, "keep an append-only file", ApplyAppendonly),
     Enum<F<&Config::appendfsync>, kFsyncPolicies>("appendfsync", 0, "when it is synced",
                                                   ApplyAppendfsync),

@@ -43,6 +43,9 @@ enum ConfigFlag : std::uint32_t {
   kConfigSensitive = 1u << 4,
   // warden's own, not Redis's (--help lists these apart).
   kConfigWarden = 1u << 5,
+  // Redis's HIDDEN_CONFIG (test hooks): CONFIG GET shows it only when asked by its exact name,
+  // never for a pattern.
+  kConfigHidden = 1u << 6,
 };
 
 // A value's parse: nullopt, or Redis's reason text ("argument must be 'yes' or 'no'").

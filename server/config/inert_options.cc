@@ -349,8 +349,39 @@ constexpr InertSpec kInert[] = {
      "outgoing TLS uses tls-key-file"},
     {"tls-cluster", {}, Form::kBool, false, 0, 0, {}, "no", kCluster},
     {"tls-replication", {}, Form::kBool, false, 0, 0, {}, "no", "replication runs over plain TCP"},
+    // Redis's hidden test hooks (kHidden).
+    {"use-exit-on-panic", {}, Form::kBool, false, 0, 0, {}, "no", "a test hook of Redis's"},
+    {"key-load-delay",
+     {},
+     Form::kInt,
+     false,
+     INT32_MIN,
+     INT32_MAX,
+     {},
+     "0",
+     "a test hook of Redis's: loading is not slowed"},
+    {"watchdog-period", {}, Form::kInt, false, 0, kIntMax, {}, "0", "a test hook of Redis's"},
+    {"loading-process-events-interval-bytes",
+     {},
+     Form::kInt,
+     false,
+     1024,
+     kIntMax,
+     {},
+     "2097152",
+     "a test hook of Redis's"},
 };
 static_assert(std::size(kInert) == kInertOptionCount, "Config::inert has a slot per row");
+
+constexpr std::string_view kHidden[] = {"use-exit-on-panic", "key-load-delay", "watchdog-period",
+                                        "loading-process-events-interval-bytes"};
+
+constexpr bool IsHidden(std::string_view name) {
+  for (std::string_view h : kHidden) {
+    if (h == name) return true;
+  }
+  return false;
+}
 
 // Redis's setConfigOOMScoreAdjValuesOption and getter: "0 200 800".
 SetResult SetOomValues(std::string& out, Words w) {
@@ -418,7 +449,7 @@ SetResult SetInert(const InertSpec& spec, std::string& out, Words w) {
         if (!protocol::ParseStrictInt64(w[0].substr(0, w[0].size() - 1), n) || n < 0) {
           return "argument must be a memory or percent value";
         }
-        if (-n < spec.min) return config_values::Between(spec.min, spec.max);
+        if (-n < spec.min) return "percentage argument must be less or equal to 100";
         out = std::to_string(n) + "%";
         return std::nullopt;
       }
@@ -485,7 +516,8 @@ constexpr ConfigOption InertRow() {
   return {spec.name,
           spec.alias,
           KindOf(spec.form),
-          (spec.immutable ? kConfigImmutable : 0u) | (multi ? kConfigMultiWord : 0u),
+          (spec.immutable ? kConfigImmutable : 0u) | (multi ? kConfigMultiWord : 0u) |
+              (IsHidden(spec.name) ? kConfigHidden : 0u),
           spec.min,
           spec.max,
           spec.choices,

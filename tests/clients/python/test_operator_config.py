@@ -106,7 +106,7 @@ def test_config_get_knows_every_option_redis_server_knows():
     assert names["redis"] - names["warden"] == set()
     assert names["warden"] - names["redis"] == {
         "command-log-max-entries", "debug-fault-max-rules", "lua-native-scripts", "port-file",
-        "preload", "rdb-key-save-delay", "script-memory-limit", "seed", "snapshot-max-bytes",
+        "preload", "script-memory-limit", "seed", "snapshot-max-bytes",
         "snapshot-max-count", "tls-handshake-timeout"}
 
 

@@ -25,6 +25,25 @@ TEST_F(ConfigCommandsTest, ExactNameIsRepliedAsTyped) {
   EXPECT_EQ(Run({"CONFIG", "GET", "MAXMEMORY"}), "*2\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n");
 }
 
+TEST_F(ConfigCommandsTest, HiddenOptionsAnswerOnlyToTheirExactName) {
+  // Redis's HIDDEN_CONFIG test hooks: a pattern never lists them.
+  EXPECT_EQ(Run({"CONFIG", "GET", "key-load-delay"}), "*2\r\n$14\r\nkey-load-delay\r\n$1\r\n0\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "key-load-*"}), "*0\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "rdb-key-save-*"}), "*0\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "key-load-delay", "-5"}), "+OK\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "KEY-LOAD-DELAY"}),
+            "*2\r\n$14\r\nKEY-LOAD-DELAY\r\n$2\r\n-5\r\n");
+}
+
+TEST_F(ConfigCommandsTest, APercentageAbove100IsRefusedAsRedisRefusesIt) {
+  EXPECT_EQ(Run({"CONFIG", "SET", "maxmemory-clients", "101%"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+            "percentage argument must be less or equal to 100\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "maxmemory-clients", "10%"}), "+OK\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "maxmemory-clients"}),
+            "*2\r\n$17\r\nmaxmemory-clients\r\n$3\r\n10%\r\n");
+}
+
 TEST_F(ConfigCommandsTest, PatternRepliesCanonicalNames) {
   EXPECT_EQ(Run({"CONFIG", "GET", "MAXMEM*RY"}), "*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n");
 }
