@@ -110,6 +110,16 @@ std::size_t Read(std::string_view data, std::size_t pos, Reply& out, int depth) 
     case '%':
       if (!ParseStrictInt64(line, n) || n < 0) return kMalformed;
       return aggregate(ReplyType::kMap, n * 2);
+    case '|': {
+      // An attribute map describes the reply after it and is not one itself: read past it,
+      // as Redis's script bridge does, and the reply that follows is the one returned.
+      if (!ParseStrictInt64(line, n) || n < 0) return kMalformed;
+      const std::size_t attribute = aggregate(ReplyType::kMap, n * 2);
+      if (attribute == 0 || attribute == kMalformed) return attribute;
+      const std::size_t next = Read(data, pos + attribute, out, depth);
+      if (next == 0 || next == kMalformed) return next;
+      return attribute + next;
+    }
     default:
       return kMalformed;
   }
