@@ -168,9 +168,8 @@ void ScriptEngine::CreateState() {
     const char* name;
     lua_CFunction fn;
   } functions[] = {
-      {"call", RedisCall},
-      {"pcall", RedisPcall},
-      {"setresp", RedisSetResp},
+      {"call", RedisCall},       {"pcall", RedisPcall},
+      {"setresp", RedisSetResp}, {"acl_check_cmd", RedisAclCheckCmd},
       {"log", RedisLog},
   };
   for (const auto& f : functions) {

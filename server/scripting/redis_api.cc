@@ -72,19 +72,6 @@ int RedisReplicateCommands(lua_State* lua) {
   return 1;
 }
 
-int RedisAclCheckCmd(lua_State* lua) {
-  if (lua_gettop(lua) == 0) {
-    return RaiseRedisError(lua, "Please specify at least one argument for this redis lib call");
-  }
-  std::size_t len = 0;
-  const char* name = lua_tolstring(lua, 1, &len);
-  if (name == nullptr || FindTopLevelCommand(std::string_view(name, len)) == nullptr) {
-    return RaiseRedisError(lua, "Invalid command passed to redis.acl_check_cmd()");
-  }
-  lua_pushboolean(lua, 1);
-  return 1;
-}
-
 }  // namespace
 
 int RaiseRedisError(lua_State* lua, std::string_view message) {
@@ -104,7 +91,6 @@ void AddStatelessRedisApi(lua_State* lua) {
       {"replicate_commands", RedisReplicateCommands},
       {"breakpoint", LuaDebugger::Breakpoint},
       {"debug", LuaDebugger::Debug},
-      {"acl_check_cmd", RedisAclCheckCmd},
   };
   for (const auto& f : functions) {
     lua_pushcfunction(lua, f.fn);

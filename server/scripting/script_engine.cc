@@ -7,6 +7,8 @@
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "protocol/request_parser.h"
+#include "server/acl/acl.h"
+#include "server/command_table.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -281,6 +283,55 @@ void ScriptEngine::RestartRunClock() {
   if (running_ == nullptr) return;
   running_->start_us = server_.clock.MonotonicUs();
   server_.call.frozen_now_ms = server_.clock.NowMs();
+}
+
+namespace {
+
+// redis.acl_check_cmd's work, apart from raising: a Lua error unwinds past C++ frames without
+// their destructors, so the vector of arguments must be gone before one is raised. Returns
+// the error to raise, or null with `allowed` set.
+const char* CheckCommandForScript(lua_State* lua, const Session* caller, bool& allowed) {
+  const int argc = lua_gettop(lua);
+  if (argc == 0) return "Please specify at least one argument for this redis lib call";
+  std::vector<std::string> words;
+  words.reserve(static_cast<std::size_t>(argc));
+  for (int j = 1; j <= argc; ++j) {
+    const int type = lua_type(lua, j);
+    if (type == LUA_TNUMBER) {
+      char buf[64];
+      const int n = std::snprintf(buf, sizeof(buf), "%.17g", lua_tonumber(lua, j));
+      words.emplace_back(buf, static_cast<std::size_t>(n));
+    } else if (type == LUA_TSTRING) {
+      std::size_t len = 0;
+      const char* s = lua_tolstring(lua, j, &len);
+      words.emplace_back(s, len);
+    } else {
+      return "Lua redis lib command arguments must be strings or integers";
+    }
+  }
+  const std::vector<std::string_view> args(words.begin(), words.end());
+  // Redis's lookupCommand: a container's subcommand when one is named.
+  const CommandSpec* spec = FindTopLevelCommand(args[0]);
+  if (spec != nullptr && spec->is_container() && args.size() > 1) {
+    spec = FindCommand(spec->subcommands(), args[1]);
+  }
+  if (spec == nullptr) return "Invalid command passed to redis.acl_check_cmd()";
+  int pos = 0;
+  allowed = caller == nullptr || caller->user == nullptr ||
+            AclCheck(*caller->user, *spec, args, pos) == AclDenial::kNone;
+  return nullptr;
+}
+
+}  // namespace
+
+// Redis's luaRedisAclCheckCmdPermissionsCommand: whether the user running the script may run
+// the command with these arguments (its keys included), without running it.
+int ScriptEngine::RedisAclCheckCmd(lua_State* lua) {
+  bool allowed = false;
+  const char* error = CheckCommandForScript(lua, Self(lua).caller_, allowed);
+  if (error != nullptr) return RaiseRedisError(lua, error);
+  lua_pushboolean(lua, allowed ? 1 : 0);
+  return 1;
 }
 
 int ScriptEngine::RedisSetResp(lua_State* lua) {

@@ -247,6 +247,7 @@ class ScriptEngine {
   // Logs a redis.call's reply, or its refusal, to the stepping debugger.
   void LogCallForDebugger(bool admitted);
   static int RedisSetResp(lua_State* lua);
+  static int RedisAclCheckCmd(lua_State* lua);
   static int RedisLog(lua_State* lua);
   static int RedisRegisterFunction(lua_State* lua);
   static int MathRandom(lua_State* lua);
