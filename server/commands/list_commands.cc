@@ -129,8 +129,8 @@ void MoveReply(CommandContext& ctx, std::string_view src_key, Entry*& src, std::
   if (dst == nullptr) NotifyNew(ctx, dst_key);
   storage::ListPush(keyspace, dst, dst_key, element, to, ctx.limits());
   if (src_key == dst_key) src = dst;
-  std::string popped;
-  storage::ListPop(keyspace, src, from, popped);
+  // Popped into the same string: the bytes are the element's, and its buffer needs no growth.
+  storage::ListPop(keyspace, src, from, element);
   const bool src_gone = src == nullptr;
   Notify(ctx, notify::kList, PushEvent(to), dst_key);
   Notify(ctx, notify::kList, PopEvent(from), src_key);

@@ -8,6 +8,7 @@
 
 #include "server/command_context.h"
 #include "server/config/config.h"
+#include "server/monitor.h"
 
 namespace warden::server::config_values {
 
@@ -60,41 +61,8 @@ SetResult SetEnum(std::string_view v, std::span<const std::string_view> names, s
 }
 
 std::string Quoted(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (c >= 0x20 && c < 0x7f) {
-          out += static_cast<char>(c);
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-          out += buf;
-        }
-    }
-  }
-  out += '"';
+  std::string out;
+  AppendQuoted(out, s);
   return out;
 }
 

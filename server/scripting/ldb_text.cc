@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "server/monitor.h"
+
 namespace warden::server::ldb {
 namespace {
 
@@ -69,12 +71,12 @@ std::size_t AppendAt(std::string& out, std::string_view resp, std::size_t pos) {
         out.append("NULL");
         return next;
       }
-      AppendRepr(out, resp.substr(next, static_cast<std::size_t>(len)));
+      AppendQuoted(out, resp.substr(next, static_cast<std::size_t>(len)));
       return next + static_cast<std::size_t>(len) + 2;
     }
     case '+':
     case '-':
-      AppendRepr(out, resp.substr(pos, line.size() + 1));
+      AppendQuoted(out, resp.substr(pos, line.size() + 1));
       return next;
     case '*': {
       const long long count = AtoiLong(line);
@@ -122,43 +124,6 @@ std::size_t AppendAt(std::string& out, std::string_view resp, std::size_t pos) {
 }  // namespace
 
 int Atoi(std::string_view s) { return static_cast<int>(AtoiLong(s)); }
-
-void AppendRepr(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (const char c : s) {
-    switch (c) {
-      case '\\':
-      case '"':
-        out.push_back('\\');
-        out.push_back(c);
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      case '\a':
-        out.append("\\a");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      default:
-        if (c >= 0x20 && c < 0x7f) {
-          out.push_back(c);
-        } else {
-          char hex[8];
-          std::snprintf(hex, sizeof(hex), "\\x%02x", static_cast<unsigned char>(c));
-          out.append(hex);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 std::size_t AppendReplyText(std::string& out, std::string_view resp) {
   if (resp.empty()) return 0;

@@ -17,10 +17,6 @@ inline constexpr std::size_t kDefaultMaxLen = 256;
 // C's atoi on a view: leading spaces, a sign, then digits up to the first other byte.
 int Atoi(std::string_view s);
 
-// Appends `s` quoted, with \n \r \t \a \b \\ \" escaped and other bytes outside the printable
-// ASCII range as \xHH (sdscatrepr).
-void AppendRepr(std::string& out, std::string_view s);
-
 // Appends one RESP reply read from the start of `resp` as the debugger shows it, and returns how
 // many bytes it took (ldbRedisProtocolToHuman): integers bare, bulk strings quoted, a null bulk
 // or array as NULL, status and error lines quoted with their '+' or '-', arrays in [], sets in

@@ -13,6 +13,7 @@
 
 #include "protocol/request_parser.h"
 #include "server/command_context.h"
+#include "server/monitor.h"
 #include "server/scripting/ldb_text.h"
 #include "server/scripting/lua_bridge.h"
 #include "server/scripting/redis_api.h"
@@ -47,7 +48,7 @@ void AppendValue(std::string& out, lua_State* lua, int index, int level) {
     case LUA_TSTRING: {
       std::size_t len = 0;
       const char* s = lua_tolstring(lua, index, &len);
-      ldb::AppendRepr(out, std::string_view(s, len));
+      AppendQuoted(out, std::string_view(s, len));
       return;
     }
     case LUA_TBOOLEAN:

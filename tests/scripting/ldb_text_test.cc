@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/monitor.h"
+
 namespace warden::server::ldb {
 namespace {
 
@@ -23,7 +25,7 @@ std::string Text(std::string_view resp) {
 
 std::string Repr(std::string_view s) {
   std::string out;
-  AppendRepr(out, s);
+  AppendQuoted(out, s);
   return out;
 }
 
