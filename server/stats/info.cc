@@ -216,7 +216,7 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   const std::size_t used = UsedMemory(s);
   const std::size_t rss = ResidentBytes();
   // Raised here too, so the peak shown is never below used_memory beside it.
-  const std::size_t peak = const_cast<InfoMetrics&>(s.info_metrics).NotePeak(used);
+  const std::size_t peak = s.info_metrics.NotePeak(used);
   const std::size_t startup = s.info_metrics.startup_bytes;
   const std::size_t dataset = std::min(s.dbs.memory_bytes(), used);
   const std::size_t net = used > startup ? used - startup : 1;

@@ -38,7 +38,7 @@ class InfoMetrics {
 
   // Redis's stat_peak_memory: raised by the cron and by INFO itself, so the peak shown is never
   // below the figure beside it.
-  std::size_t NotePeak(std::size_t used) {
+  std::size_t NotePeak(std::size_t used) const {
     if (used > peak_) peak_ = used;
     return peak_;
   }
@@ -55,7 +55,8 @@ class InfoMetrics {
   std::array<std::uint64_t, kCount> last_{};
   std::int64_t last_ms_ = 0;
   std::size_t index_ = 0;
-  std::size_t peak_ = 0;
+  // Raised by INFO, which reads the server as const: a cache of the highest figure seen.
+  mutable std::size_t peak_ = 0;
 };
 
 }  // namespace warden::server
