@@ -37,10 +37,12 @@ stage check-source scripts/check-source.sh
 # Line tables (-g1) rather than full debug information: stack traces and profiles keep their
 # file:line, and the build takes a quarter less. Each test binary runs in four shards rather than
 # one process per test (tests/CMakeLists.txt; a build configured without WARDEN_TEST_SHARDS has
-# one ctest test per test).
+# one ctest test per test). The /usr prefix is a package's: the packaging test checks the .deb's
+# /etc and /var/lib paths.
 stage build-opt bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARDEN_WERROR=ON \
   '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' '-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' \
-  -DWARDEN_TEST_SHARDS=4 -DWARDEN_BUILD_TESTS=ON -DWARDEN_BUILD_BENCH=ON >/dev/null &&
+  -DWARDEN_TEST_SHARDS=4 -DWARDEN_BUILD_TESTS=ON -DWARDEN_BUILD_BENCH=ON \
+  -DCMAKE_INSTALL_PREFIX=/usr >/dev/null &&
   cmake --build build -j$jobs"
 stage ctest-opt bash -c "cd build && ctest --output-on-failure -j$jobs"
 # The examples of using warden as a test double from other languages.

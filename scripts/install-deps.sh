@@ -15,6 +15,8 @@ if [ "${1:-}" != --build-only ]; then
     googletest libgtest-dev libbenchmark-dev
     redis-server redis-tools
     python3-redis python3-pytest
+    # The packaging test: the unit checked by systemd-analyze, the man page rendered by groff.
+    systemd groff-base
   )
   # Node.js runs the Node example; the machine image usually has it, Debian's package otherwise.
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -416,11 +416,10 @@ using F = Field<M>;
 template <auto M>
 using Enc = SubField<&Config::encoding, M>;
 
-// Kinds, bounds and texts are Redis 7.0's (config.c's standardConfig table), warden's own
-// options last. hz is picked up by the next cron tick; the others without an apply step are read
-// where they are used.
-const ConfigOption kConfigOptions[] = {
-    // Network and clients.
+// Kinds, bounds and texts are Redis 7.0's (config.c's standardConfig table), in the groups
+// --help, the man page and the sample config show. hz is picked up by the next cron tick; the
+// others without an apply step are read where they are used.
+const ConfigOption kNetworkOptions[] = {
     Int<F<&Config::port>, 0, 65535>("port", 0, "TCP port (0 picks a free one)", ApplyPort),
     Special("bind", kConfigMultiWord, "addresses to listen on", SetBind, GetBind, GetBind,
             ApplyBind),
@@ -448,7 +447,8 @@ const ConfigOption kConfigOptions[] = {
             SetOutputBufferLimit, GetOutputBufferLimit, RewriteOutputBufferLimit),
     Int<F<&Config::shutdown_timeout_s>, 0, kIntMax>(
         "shutdown-timeout", 0, "seconds replies may take to reach slow readers on SIGTERM"),
-    // Security.
+};
+const ConfigOption kSecurityOptions[] = {
     Special(
         "requirepass", kConfigSensitive, "the default user's password", SetRequirepass,
         [](const Config& c) { return c.requirepass; },
@@ -463,7 +463,8 @@ const ConfigOption kConfigOptions[] = {
         "enable-protected-configs", kImm, "CONFIG SET of dir, dbfilename ...: no|yes|local"),
     Special("enable-debug-command", kImm, "DEBUG and its test controls: no|yes|local",
             SetEnableDebugCommand, GetEnableDebugCommand, GetEnableDebugCommand),
-    // Background work and scripts.
+};
+const ConfigOption kBackgroundOptions[] = {
     Special("hz", 0, "background tasks per second (1..500)", SetHz, GetHz, GetHz),
     Special("dynamic-hz", 0, "accepted; warden's hz stays as set", SetIgnoredBool, GetNo, nullptr),
     Int<F<&Config::active_expire_effort>, 1, 10>(
@@ -471,7 +472,8 @@ const ConfigOption kConfigOptions[] = {
     Int<F<&Config::busy_reply_threshold_ms>, 0, kLongMax>("busy-reply-threshold", 0,
                                                           "ms a script runs before others get BUSY",
                                                           nullptr, "lua-time-limit"),
-    // Databases and encodings.
+};
+const ConfigOption kDatabaseOptions[] = {
     Int<F<&Config::databases>, 1, 1 << 16>("databases", kImm, "how many databases"),
     Special("notify-keyspace-events", 0, "keyspace notification classes", SetNotifyKeyspaceEvents,
             GetNotifyKeyspaceEvents, RewriteNotifyKeyspaceEvents),
@@ -498,7 +500,8 @@ const ConfigOption kConfigOptions[] = {
                                                                     "entries per stream node"),
     Memory<Enc<&EncodingLimits::hll_sparse_max_bytes>, 0, kLongMax>(
         "hll-sparse-max-bytes", 0, "sparse HyperLogLogs up to this size"),
-    // Memory.
+};
+const ConfigOption kMemoryOptions[] = {
     Memory<F<&Config::maxmemory>, 0, kLongMax>("maxmemory", 0, "memory limit for data (0: none)",
                                                ApplyMaxmemory),
     Enum<F<&Config::maxmemory_policy>, kPolicies>("maxmemory-policy", 0, "what goes past maxmemory",
@@ -515,7 +518,8 @@ const ConfigOption kConfigOptions[] = {
                                                 ApplyEviction),
     Special("lazyfree-lazy-user-flush", 0, "accepted; large values are always freed in slices",
             SetIgnoredBool, GetNo, nullptr),
-    // Logging and statistics.
+};
+const ConfigOption kLoggingOptions[] = {
     Enum<F<&Config::loglevel>, kLogLevels>("loglevel", 0, "log verbosity", ApplyLoglevel),
     String<F<&Config::logfile>>("logfile", kImm, "log here instead of stdout"),
     Int<F<&Config::slowlog_log_slower_than_us>, -1, kLongMax>(
@@ -526,7 +530,8 @@ const ConfigOption kConfigOptions[] = {
     Bool<F<&Config::latency_tracking>>("latency-tracking", 0, "per-command latency histograms"),
     Special("latency-tracking-info-percentiles", kConfigMultiWord, "percentiles INFO shows",
             SetPercentiles, GetPercentiles, GetPercentiles),
-    // Persistence.
+};
+const ConfigOption kPersistenceOptions[] = {
     Special("save", kConfigMultiWord, "snapshot points: <seconds> <changes> pairs", SetSave,
             GetSave, RewriteSave),
     Special("dbfilename", kConfigProtected, "the snapshot's file name, in dir", SetDbfilename,
@@ -561,14 +566,17 @@ const ConfigOption kConfigOptions[] = {
     Bool<F<&Config::aof_use_rdb_preamble>>("aof-use-rdb-preamble", 0,
                                            "a rewrite's base file is an RDB snapshot"),
     Special("dir", kConfigProtected, "working directory for the files", SetDir, GetDir, RewriteDir),
-    // Running as a service.
+};
+const ConfigOption kServiceOptions[] = {
     Bool<F<&Config::daemonize>>("daemonize", kImm, "run in the background, detached"),
     String<F<&Config::pidfile>>("pidfile", kImm, "write the pid here (daemonized: always)"),
     Enum<F<&Config::supervised>, kSupervised>("supervised", kImm,
                                               "systemd: tell systemd when ready (sd_notify)"),
-    // Redis's, without their meaning here.
+};
+const ConfigOption kNoClusterOptions[] = {
     Special("cluster-enabled", kImm, "no", SetOnlyNo<kNoCluster>, GetNo, nullptr),
-    // warden's own.
+};
+const ConfigOption kWardenOptions[] = {
     Bool<F<&Config::lua_native_scripts>>("lua-native-scripts", kWarden,
                                          "run known lock scripts as native code"),
     Memory<F<&Config::script_memory_limit>, 0, kLongMax>(
@@ -598,20 +606,31 @@ bool NameMatches(const ConfigOption& o, std::string_view name, bool* via_alias) 
 
 }  // namespace
 
+std::span<const ConfigGroup> ConfigGroups() {
+  static const ConfigGroup groups[] = {
+      {"Network and clients", kNetworkOptions},
+      {"Security", kSecurityOptions},
+      {"TLS", TlsConfigOptions()},
+      {"Background work and scripts", kBackgroundOptions},
+      {"Databases and encodings", kDatabaseOptions},
+      {"Memory", kMemoryOptions},
+      {"Logging and statistics", kLoggingOptions},
+      {"Persistence", kPersistenceOptions},
+      {"Replication", ReplicationConfigOptions()},
+      {"Running as a service", kServiceOptions},
+      {"Redis's, with no effect here", kNoClusterOptions},
+      {"Redis's, with no effect here", InertConfigOptions()},
+      {"warden's own: scripts, start-up and the test double", kWardenOptions},
+  };
+  return groups;
+}
+
 std::span<const ConfigOption> ConfigOptions() {
   static const std::vector<ConfigOption> all = [] {
-    std::vector<ConfigOption> options(std::begin(kConfigOptions), std::end(kConfigOptions));
-    const std::span<const ConfigOption> tls = TlsConfigOptions();
-    // Before warden's own, after Redis's.
-    const auto own = std::find_if(options.begin(), options.end(), [](const ConfigOption& o) {
-      return (o.flags & kConfigWarden) != 0;
-    });
-    const std::span<const ConfigOption> inert = InertConfigOptions();
-    const auto inert_at = options.insert(own, inert.begin(), inert.end());
-    const auto tls_at = options.insert(inert_at + static_cast<std::ptrdiff_t>(inert.size()),
-                                       tls.begin(), tls.end());
-    const std::span<const ConfigOption> repl = ReplicationConfigOptions();
-    options.insert(tls_at + static_cast<std::ptrdiff_t>(tls.size()), repl.begin(), repl.end());
+    std::vector<ConfigOption> options;
+    for (const ConfigGroup& group : ConfigGroups()) {
+      options.insert(options.end(), group.rows.begin(), group.rows.end());
+    }
     return options;
   }();
   return all;
@@ -631,41 +650,54 @@ const ConfigOption* FindOptionRow(std::string_view name) {
   return nullptr;
 }
 
-std::string OptionsHelp() {
-  const Config defaults;
-  std::string out;
-  for (const bool own : {false, true}) {
-    out += own ? "\nwarden's own options:\n" : "Redis's options:\n";
-    for (const ConfigOption& o : ConfigOptions()) {
-      if (((o.flags & kConfigWarden) != 0) != own) continue;
+std::string OptionArgument(const ConfigOption& option) {
+  switch (option.kind) {
+    case ConfigKind::kBool:
+      return "yes|no";
+    case ConfigKind::kInt:
+      return "N";
+    case ConfigKind::kMemory:
+      return "BYTES";
+    case ConfigKind::kEnum: {
       std::string arg;
-      switch (o.kind) {
-        case ConfigKind::kBool:
-          arg = "yes|no";
-          break;
-        case ConfigKind::kInt:
-          arg = "N";
-          break;
-        case ConfigKind::kMemory:
-          arg = "BYTES";
-          break;
-        case ConfigKind::kEnum:
-          for (std::string_view c : o.choices) arg += (arg.empty() ? "" : "|") + std::string(c);
-          break;
-        case ConfigKind::kString:
-        case ConfigKind::kSpecial:
-          arg = "VALUE";
-          break;
+      for (std::string_view c : option.choices) {
+        if (!arg.empty()) arg += '|';
+        arg += c;
       }
-      std::string line = "  --" + std::string(o.name) + " " + arg;
+      return arg;
+    }
+    case ConfigKind::kString:
+    case ConfigKind::kSpecial:
+      break;
+  }
+  return "VALUE";
+}
+
+std::string OptionDefault(const ConfigOption& option) {
+  const auto shown = option.rewrite != nullptr ? option.rewrite : option.get;
+  if (shown == nullptr || (option.flags & kConfigFileOnly) != 0) return {};
+  static const Config defaults;
+  std::string value = shown(defaults);
+  if (value.empty()) return "\"\"";
+  std::replace(value.begin(), value.end(), '\n', ',');
+  return value;
+}
+
+std::string OptionsHelp() {
+  std::string out;
+  std::string_view title;
+  for (const ConfigGroup& group : ConfigGroups()) {
+    if (group.title != title) {
+      title = group.title;
+      out += (out.empty() ? "" : "\n") + std::string(title) + ":\n";
+    }
+    for (const ConfigOption& o : group.rows) {
+      std::string line = "  --" + std::string(o.name) + " " + OptionArgument(o);
       if (line.size() < 44) line.resize(44, ' ');
       line += ' ';
       line += o.help;
-      const auto shown = o.rewrite != nullptr ? o.rewrite : o.get;
-      if (shown != nullptr && (o.flags & kConfigFileOnly) == 0) {
-        std::string value = shown(defaults);
-        std::replace(value.begin(), value.end(), '\n', ',');
-        line += " (default " + (value.empty() ? std::string("\"\"") : value) + ")";
+      if (const std::string value = OptionDefault(o); !value.empty()) {
+        line += " (default " + value + ")";
       }
       if (!o.alias.empty()) line += "; alias " + std::string(o.alias);
       out += line;

@@ -75,7 +75,14 @@ struct ConfigOption {
   bool settable() const { return (flags & (kConfigImmutable | kConfigProtected)) == 0; }
 };
 
-// Every row, the tls-* ones included.
+// The rows in the groups --help, the man page and the sample warden.conf show them in: Redis's
+// by topic, then those with no effect here, then warden's own. Two neighbours may share a title.
+struct ConfigGroup {
+  std::string_view title;
+  std::span<const ConfigOption> rows;
+};
+std::span<const ConfigGroup> ConfigGroups();
+// Every row, the groups' in their order.
 std::span<const ConfigOption> ConfigOptions();
 // The tls-* rows (tls_options.cc), part of ConfigOptions().
 std::span<const ConfigOption> TlsConfigOptions();
@@ -102,8 +109,12 @@ const ConfigOption* FindOptionRow(std::string_view name);
 std::string RewriteConfigText(std::string_view old_text, const Config& config,
                               const std::vector<std::string>& user_lines = {});
 
-// --help's text: every option with its argument, its default and its help, Redis's first and
-// warden's own after.
+// One option's argument as --help shows it ("yes|no", "N", "BYTES", an enum's names) and its
+// default as a config file line writes it ("" for none; the file-only rows have none).
+std::string OptionArgument(const ConfigOption& option);
+std::string OptionDefault(const ConfigOption& option);
+
+// --help's text: every option with its argument, its default and its help, by group.
 std::string OptionsHelp();
 
 }  // namespace warden::server

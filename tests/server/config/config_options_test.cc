@@ -149,5 +149,21 @@ TEST(ConfigOptionsHelpTest, ListsEveryOptionWithItsDefault) {
   EXPECT_NE(help.find("(default 512mb)"), std::string::npos) << help;
 }
 
+// Every name CONFIG GET * answers is in --help, as an option or an alias, and under a group.
+TEST(ConfigOptionsHelpTest, CoversConfigGetByGroup) {
+  const std::string help = OptionsHelp();
+  for (const ConfigValue& v : ConfigValues(Config())) {
+    const std::string name(v.name);
+    EXPECT_TRUE(help.find("  --" + name + " ") != std::string::npos ||
+                help.find("; alias " + name + "\n") != std::string::npos)
+        << name;
+  }
+  EXPECT_EQ(help.rfind("Network and clients:\n  --port N ", 0), 0u) << help.substr(0, 60);
+  for (const char* group : {"\nSecurity:\n", "\nTLS:\n", "\nMemory:\n", "\nPersistence:\n",
+                            "\nReplication:\n", "\nRunning as a service:\n"}) {
+    EXPECT_NE(help.find(group), std::string::npos) << group;
+  }
+}
+
 }  // namespace
 }  // namespace warden::server
