@@ -294,6 +294,9 @@ ConfigSetResult SetOnlyNo(Config&, Words a) {
 }
 constexpr char kNoCluster[] = "warden has no cluster mode";
 std::string GetNo(const Config&) { return "no"; }
+// A module is native code written against Redis's own structures: none can load here, and
+// starting without the commands it would add is worse than not starting.
+ConfigSetResult RefuseModule(Config&, Words) { return "warden loads no modules"; }
 
 // Accepted with either value and without effect (Redis's dynamic-hz and lazyfree-lazy-user-flush:
 // warden's hz stays as set, and large values are always freed in slices).
@@ -574,7 +577,10 @@ const ConfigOption kServiceOptions[] = {
                                               "systemd: tell systemd when ready (sd_notify)"),
 };
 const ConfigOption kNoClusterOptions[] = {
-    Special("cluster-enabled", kImm, "no", SetOnlyNo<kNoCluster>, GetNo, nullptr),
+    Special("cluster-enabled", kImm, "only no: warden has no cluster mode", SetOnlyNo<kNoCluster>,
+            GetNo, nullptr),
+    Special("loadmodule", kConfigFileOnly | kConfigMultiWord,
+            "<path> [args]: refused, warden loads no modules", RefuseModule, nullptr, nullptr),
 };
 const ConfigOption kWardenOptions[] = {
     Bool<F<&Config::lua_native_scripts>>("lua-native-scripts", kWarden,
@@ -618,7 +624,7 @@ std::span<const ConfigGroup> ConfigGroups() {
       {"Persistence", kPersistenceOptions},
       {"Replication", ReplicationConfigOptions()},
       {"Running as a service", kServiceOptions},
-      {"Redis's, with no effect here", kNoClusterOptions},
+      {"Redis's cluster and modules, not in warden", kNoClusterOptions},
       {"Redis's, with no effect here", InertConfigOptions()},
       {"warden's own: scripts, start-up and the test double", kWardenOptions},
   };

@@ -35,6 +35,17 @@ std::string Sentence(std::string_view help) {
   return out;
 }
 
+// The form of a line that has no default words (replicaof, user, loadmodule): the help's
+// leading "<host> <port>", or the kind's argument.
+std::string Placeholder(const ConfigOption& option) {
+  const std::string_view help = option.help;
+  const std::size_t colon = help.find(':');
+  if (help.starts_with('<') && colon != std::string_view::npos) {
+    return std::string(help.substr(0, colon));
+  }
+  return "<" + OptionArgument(option) + ">";
+}
+
 // Options a file has no reason to carry: the test hooks CONFIG GET hides.
 bool Listed(const ConfigOption& option) { return (option.flags & kConfigHidden) == 0; }
 
@@ -147,16 +158,9 @@ std::string SampleConfig(std::span<const std::pair<std::string_view, std::string
       if (!Listed(o)) continue;
       out += "\n# " + Sentence(o.help) + "\n";
       const auto shown = o.rewrite != nullptr ? o.rewrite : o.get;
-      std::string value = shown != nullptr && (o.flags & kConfigFileOnly) == 0
-                              ? shown(Config())
-                              : "<" + OptionArgument(o) + ">";
-      if (value.empty() && (o.flags & kConfigMultiWord) != 0) {
-        // No words at all, as replicaof's default: the help's "<host> <port>" shows the form.
-        const std::size_t colon = o.help.find(">:");
-        value = o.help.starts_with('<') && colon != std::string_view::npos
-                    ? std::string(o.help.substr(0, colon + 1))
-                    : "<" + OptionArgument(o) + ">";
-      }
+      std::string value =
+          shown != nullptr && (o.flags & kConfigFileOnly) == 0 ? shown(Config()) : "";
+      if (value.empty() && (o.flags & kConfigMultiWord) != 0) value = Placeholder(o);
       if (value.empty()) value = "\"\"";
       // One line per class for client-output-buffer-limit, as redis.conf writes it.
       std::size_t start = 0;

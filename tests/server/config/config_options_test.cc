@@ -149,6 +149,21 @@ TEST(ConfigOptionsHelpTest, ListsEveryOptionWithItsDefault) {
   EXPECT_NE(help.find("(default 512mb)"), std::string::npos) << help;
 }
 
+// Redis's config file may load modules; none can load here, so the start stops and says why
+// rather than run without the commands the module would add.
+TEST(ConfigOptionsTest, LoadmoduleStopsTheStartWithAReason) {
+  Config config;
+  ConfigDirective directive;
+  directive.name = "loadmodule";
+  directive.args = {"/usr/lib/redis/modules/redisbloom.so", "INITIAL_SIZE", "400"};
+
+  const std::optional<ConfigError> error = ApplyDirective(config, directive);
+
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message, "warden loads no modules");
+  EXPECT_EQ(FindConfigOption("loadmodule"), nullptr);  // not a CONFIG parameter, as in Redis
+}
+
 // Every name CONFIG GET * answers is in --help, as an option or an alias, and under a group.
 TEST(ConfigOptionsHelpTest, CoversConfigGetByGroup) {
   const std::string help = OptionsHelp();
