@@ -27,6 +27,7 @@ Replication::~Replication() = default;
 void Replication::Attach(uv_loop_s* loop, ConnectionRegistry* connections) {
   loop_ = loop;
   connections_ = connections;
+  last_ping_ms_ = MonotonicMs();
   const ReplicationConfig& c = server_.config.repl;
   if (!c.master_host.empty()) StartLink(c.master_host, c.master_port);
 }
@@ -328,10 +329,12 @@ void Replication::Cron() {
     }
     CloseReplica(*peer);
   }
-  if (!is_replica() && !replicas_.empty() && now - last_ping_ms_ >= c.ping_period_s * 1000) {
+  // The pings keep one period from the start whether or not replicas are there, as Redis's
+  // cron counts its loops: a replica that joins mid-period waits for the next one.
+  if (now - last_ping_ms_ >= c.ping_period_s * 1000) {
     last_ping_ms_ = now;
     static constexpr std::string_view kPing = "*1\r\n$4\r\nping\r\n";
-    if (!server_.pause.active()) FeedRaw(kPing);
+    if (!is_replica() && !replicas_.empty() && !server_.pause.active()) FeedRaw(kPing);
   }
   // A master without replicas for repl-backlog-ttl frees its backlog and starts a new history.
   if (!is_replica() && replicas_.empty() && backlog_.active() && c.backlog_ttl_s > 0 &&
