@@ -388,28 +388,71 @@ def versions(args):
             (" with local changes" if dirty else "")}
 
 
-def write_markdown(out, path, chart):
+def header_lines(out, with_versions=True):
+    """The lines that say where and with what a run was made, above its tables."""
     m = out["machine"]
-    text = [f"# Side-by-side results, {out['date']}", "",
-            f"Command: `{out['command']}`", "",
-            f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Linux "
+    text = [f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Linux "
             f"{m['kernel']}; load average {m['loadavg_at_start']:.2f} at the start, "
             f"{m['loadavg_at_end']:.2f} at the end. "
-            f"Servers on core {SERVER_CORE}, load generators on core {CLIENT_CORE}.", "",
-            f"{out['versions']['warden']} (commit {out['versions']['commit']}); "
-            f"{out['versions']['redis']}", "",
-            f"Medians of {out['rounds']} round(s), servers alternating. Requests per run: "
-            f"{out['requests_p16']:,} at P16, {out['requests_p1']:,} at P1, 50 connections; "
-            f"lockcycle {out['lockcycle_seconds']} s"
-            + (f"; the one-request-in-flight sections {out['cycle_seconds']:g} s per run, their "
-               f"PING floors {out['floor_requests']:,} requests"
-               if CYCLE_ROWS & set(out["workloads"]) else "")
-            + ". CPU per request is the server's "
-            "schedstat time over the run's requests; ratios are warden / Redis.", ""]
+            f"Servers on core {SERVER_CORE}, load generators on core {CLIENT_CORE}.", ""]
+    if with_versions:
+        text += [f"{out['versions']['warden']} (commit {out['versions']['commit']}); "
+                 f"{out['versions']['redis']}", ""]
+    text += [f"Medians of {out['rounds']} round(s), servers alternating. Requests per run: "
+             f"{out['requests_p16']:,} at P16, {out['requests_p1']:,} at P1, 50 connections; "
+             f"lockcycle {out['lockcycle_seconds']} s"
+             + (f"; the one-request-in-flight sections {out['cycle_seconds']:g} s per run, their "
+                f"PING floors {out['floor_requests']:,} requests"
+                if CYCLE_ROWS & set(out["workloads"]) else "")
+             + ". CPU per request is the server's "
+             "schedstat time over the run's requests; ratios are warden / Redis.", ""]
     if out["note"]:
         text += [out["note"], ""]
+    return text
+
+
+def write_markdown(out, path, chart):
+    text = [f"# Side-by-side results, {out['date']}", "",
+            f"Command: `{out['command']}`", ""] + header_lines(out)
     text.append(tables(out))
     if chart:
         text += ["![warden / Redis ratios](ratios.png)", ""]
     with open(path, "w") as f:
         f.write("\n".join(text))
+
+
+# docs/performance.md carries the latest run between these markers; the prose around them is
+# written by hand. tests/docs/test_doc_blocks.py renders the block again from the results file
+# it names and fails if the two differ, so the table is never edited by hand.
+DOCS_BEGIN = "<!-- bench:begin -->"
+DOCS_END = "<!-- bench:end -->"
+DOCS_SOURCE = "<!-- written by bench/run_all.py --write-docs from {} -->"
+
+
+def docs_block(out, source, chart, extra=""):
+    """The generated part of docs/performance.md: date, commit, versions and the command line of
+    the run, then its tables (and `extra`, more of them). `source` is the results file, relative
+    to the repository."""
+    v = out["versions"]
+    text = [DOCS_SOURCE.format(source), "",
+            f"**Run of {out['date']}**, commit `{v['commit']}`: {v['warden']}, "
+            f"{v['redis']}.", "",
+            f"Command: `{out['command']}`", ""] + header_lines(out, with_versions=False)
+    text.append(tables(out))
+    if extra:
+        text.append(extra)
+    if chart:
+        text += [f"![warden / Redis ratios](../{os.path.dirname(source)}/ratios.png)", ""]
+    return "\n".join(text).rstrip("\n") + "\n"
+
+
+def write_docs(path, block):
+    """Replaces what lies between the markers in `path` with `block`."""
+    with open(path) as f:
+        text = f.read()
+    begin, end = text.find(DOCS_BEGIN), text.find(DOCS_END)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"{path} has no {DOCS_BEGIN} ... {DOCS_END} markers")
+    text = text[:begin + len(DOCS_BEGIN)] + "\n" + block + text[end:]
+    with open(path, "w") as f:
+        f.write(text)

@@ -90,6 +90,13 @@ against the other server.
 
 Writes bench/results/latest.md, latest.json and ratios.png (the chart needs python3-matplotlib;
 without it the table is still written). Only the processes it started are ever stopped.
+
+--write-docs also puts the tables, with the run's date, commit, versions and command line, into
+docs/performance.md between its <!-- bench:begin --> and <!-- bench:end --> markers (--out must
+then lie inside the repository, so the doc can name its results file). --from-json FILE does
+that from an earlier run's latest.json without running anything:
+
+    bench/run_all.py --from-json bench/results/latest.json --write-docs
 """
 import argparse
 import datetime
@@ -112,13 +119,17 @@ from bench_core import Client, ServerPair, encode, free_port
 from bench_workloads import type_workloads, workloads, zset_list_workloads
 from cycle_sections import (CLIENTS_TOTAL, acl_section, clients10k_section, raise_fd_limit,
                             redisson_section, semaphore_section, unixsocket_section)
-from results_report import draw_chart, machine, tables, versions, write_markdown
+from results_report import (docs_block, draw_chart, machine, tables, versions, write_docs,
+                            write_markdown)
 from streams_section import streams_section, streams_tables
 from throughput_sections import (keyspace_section, throughput_section, types_section,
                                  zsets_lists_section)
 from tls_section import tls_section
 
 __all__ = ["Client", "ServerPair", "encode", "free_port"]
+
+REPO_DIR = os.path.dirname(BENCH_DIR)
+DOCS_PATH = os.path.join(REPO_DIR, "docs", "performance.md")
 
 SECTIONS = ("throughput", "types", "keyspace", "memory", "types_memory", "storm", "bigdelete",
             "startup", "zsets_lists", "zsets_lists_memory", "blocking", "redisson", "semaphore",
@@ -141,7 +152,7 @@ def script_section(args, script, extra):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("warden")
+    ap.add_argument("warden", nargs="?", help="the warden binary (not with --from-json)")
     ap.add_argument("--redis", default="redis-server")
     ap.add_argument("--warden-arg", action="append", metavar="ARG",
                     help="one more argument for warden (repeat it), e.g. --warden-arg=--lua-native-scripts "
@@ -164,7 +175,25 @@ def main():
     ap.add_argument("--workloads", help="comma-separated workload names (e.g. lpush_queue_p16, "
                     "lockcycle): only these of the throughput, types and zsets_lists sections, "
                     "each with its PING floor")
+    ap.add_argument("--write-docs", action="store_true",
+                    help="also write the tables, date, commit and command line into "
+                         "docs/performance.md between its bench markers")
+    ap.add_argument("--docs", default=DOCS_PATH, help="the file --write-docs writes "
+                    "(default docs/performance.md)")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="run nothing: render an earlier run's latest.json (with --write-docs)")
     args = ap.parse_args()
+    if args.from_json:
+        if args.warden or not args.write_docs:
+            ap.error("--from-json takes no warden binary and needs --write-docs")
+        with open(args.from_json) as f:
+            out = json.load(f)
+        publish_docs(ap, args, out, os.path.dirname(os.path.abspath(args.from_json)))
+        return
+    if not args.warden:
+        ap.error("the warden binary is required")
+    if args.write_docs:
+        docs_source(ap, args.out)  # refuse now, not after the run
     # A plain SIGTERM would skip the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args.warden = os.path.abspath(args.warden)
@@ -263,21 +292,43 @@ def main():
     out["machine"]["loadavg_at_end"] = os.getloadavg()[0]
 
     os.makedirs(args.out, exist_ok=True)
+    chart_path = os.path.join(args.out, "ratios.png")
+    out["chart"] = chart = draw_chart(out, chart_path)
+    if not chart and os.path.exists(chart_path):
+        os.remove(chart_path)  # an earlier run's chart must not sit beside these results
     with open(os.path.join(args.out, "latest.json"), "w") as f:
         json.dump(out, f, indent=1)
-    chart = draw_chart(out, os.path.join(args.out, "ratios.png"))
     write_markdown(out, os.path.join(args.out, "latest.md"), chart)
     # The streams section's memory and BullMQ figures: a table of their own after the others.
     extra = streams_tables(out)
     if extra:
         with open(os.path.join(args.out, "latest.md"), "a") as f:
             f.write("\n" + extra)
+    if args.write_docs:
+        publish_docs(ap, args, out, args.out)
     print()
     print(tables(out))
     if extra:
         print(extra)
     print(f"took {out['elapsed_s']} s; wrote {args.out}/latest.md and latest.json; " +
           ("chart ratios.png" if chart else "chart skipped (python3-matplotlib not installed)"))
+
+
+def docs_source(ap, results_dir):
+    """latest.json in results_dir, as the doc names it: relative to the repository."""
+    source = os.path.relpath(os.path.join(os.path.abspath(results_dir), "latest.json"), REPO_DIR)
+    if source.startswith(".."):
+        ap.error(f"--write-docs: the results ({results_dir}) must lie inside {REPO_DIR}, "
+                 "so that docs/performance.md can name them")
+    return source
+
+
+def publish_docs(ap, args, out, results_dir):
+    source = docs_source(ap, results_dir)
+    # Runs before the "chart" entry drew one whenever matplotlib was there.
+    chart = out.get("chart", True) and os.path.exists(os.path.join(results_dir, "ratios.png"))
+    write_docs(args.docs, docs_block(out, source, chart, streams_tables(out)))
+    print(f"wrote the tables of {source} into {args.docs}")
 
 
 if __name__ == "__main__":
