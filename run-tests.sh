@@ -69,7 +69,7 @@ stage ctest-asan bash -c "cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 stage clients-install tests/clients/run.sh build/warden --install-only
 stage clients bash -c 'CLIENTS_PORT_BASE=20000 tests/clients/run.sh build/warden node sidekiq ruby \
     >build/clients-timers.log 2>&1 & timers=$!
-  CLIENTS_PORT_BASE=25000 tests/clients/run.sh build/warden cli python redisson twemproxy fuzz
+  CLIENTS_PORT_BASE=25000 tests/clients/run.sh build/warden cli python redisson twemproxy fuzz docs
   rest=$?; wait $timers; rc=$?; cat build/clients-timers.log; [ $rest -eq 0 ] && [ $rc -eq 0 ]'
 stage clients-asan-fuzz tests/clients/run.sh build-asan/warden fuzz
 

@@ -5,7 +5,7 @@
 # broken test. See tests/clients/README.md.
 #
 #   tests/clients/run.sh path/to/warden [suite ...]
-#   suites: cli python redisson ruby sidekiq node twemproxy fuzz
+#   suites: cli python redisson ruby sidekiq node twemproxy fuzz docs
 #
 # Installs what is missing (pinned Debian packages; `npm ci` from the committed lock file),
 # starts three redis-server and three warden instances on free loopback ports, runs each suite,
@@ -15,7 +15,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-  echo "usage: $0 path/to/warden [cli python redisson ruby sidekiq node twemproxy fuzz]" >&2
+  echo "usage: $0 path/to/warden [cli python redisson ruby sidekiq node twemproxy fuzz docs]" >&2
   exit 2
 fi
 warden_bin=$(realpath "$1")
@@ -27,7 +27,7 @@ if [ "${suites[*]}" = "--install-only" ]; then
   install_only=1
   suites=()
 fi
-[ ${#suites[@]} -eq 0 ] && suites=(cli python redisson ruby sidekiq node twemproxy fuzz)
+[ ${#suites[@]} -eq 0 ] && suites=(cli python redisson ruby sidekiq node twemproxy fuzz docs)
 
 # Debian 12's client libraries, pinned; pytest comes with them, minitest with ruby.
 debian_pins=(python3-redis=4.3.4-3 ruby-redis=4.8.0-1 python3-pytest=7.2.1-2
@@ -325,6 +325,13 @@ for suite in "${suites[@]}"; do
         --length "${FUZZ_LENGTH:-300}" --keep-going --shrink-seconds 20 \
         --redis-port "${redis_ports[0]}" --warden-port "${warden_ports[0]}" \
         --junit "$results/fuzz_diff.xml" ;;
+    docs)
+      # Every code block of README.md and docs/ run against this binary (tests/docs), with
+      # servers of its own; here because nutcracker, which checks the twemproxy pool, is. The
+      # suite's name puts its row in the warden column of the table.
+      run_suite docs 300 env WARDEN_BINARY="$WARDEN_BIN" "$py" -m pytest -q -p no:cacheprovider \
+        -o "junit_suite_name=README.md and docs/ [warden]" --junitxml="$results/docs.xml" \
+        "$here/../docs" ;;
     *)
       echo "clients: unknown suite $suite" >&2
       failed_suites+=("$suite") ;;
