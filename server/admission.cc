@@ -166,7 +166,8 @@ namespace {
     }
     const CommandSpec* sub = FindCommand(spec->subcommands(), args[1]);
     if (sub == nullptr) {
-      errors::UnknownSubcommand(reply, spec->name, args[1]);
+      // Redis names the container as the client did (a renamed CONFIG: "Try CFG HELP.").
+      errors::UnknownSubcommand(reply, args[0], args[1]);
       return nullptr;
     }
     spec = sub;
@@ -192,7 +193,7 @@ void RejectCommand(ServerState& server, Session& session, const CommandSpec* spe
   if (spec != nullptr) {
     server.command_stats.Reject(spec);
   } else {
-    server.debug->unsupported.RecordRequest(args);
+    server.debug->unsupported.RecordRequest(server.command_names.Find(args[0]), args);
   }
   if (session.in_multi) session.multi.refused = true;
   if (spec == nullptr || spec->handler != ExecCommand) return;
@@ -211,7 +212,7 @@ void RejectCommand(ServerState& server, Session& session, const CommandSpec* spe
 const CommandSpec* AdmitRequest(ServerState& server, Session& session,
                                 std::span<const std::string_view> args,
                                 protocol::ReplyWriter& reply) {
-  const CommandSpec* top = FindTopLevelCommand(args[0]);
+  const CommandSpec* top = server.command_names.Find(args[0]);
   // Cross-protocol scripting defence: an HTTP request is dropped unanswered (neither name is a
   // command, so only an unknown name is compared).
   if (top == nullptr && !session.is_script && (ArgIs(args[0], "post") || ArgIs(args[0], "host:")))
@@ -297,17 +298,14 @@ const CommandSpec* AdmitRequest(ServerState& server, Session& session,
 const CommandSpec* AdmitScriptCall(ServerState& server, Session& session,
                                    std::span<const std::string_view> args, bool read_only,
                                    bool deny_oom, bool wrote, protocol::ReplyWriter& reply) {
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec != nullptr && spec->is_container() && (args.size() >= 2 || spec->handler == nullptr)) {
-    spec = args.size() >= 2 ? FindCommand(spec->subcommands(), args[1]) : spec;
-  }
+  const CommandSpec* spec = server.command_names.FindFor(args);
   const auto refuse = [&](std::string_view error) -> const CommandSpec* {
     if (!error.empty()) reply.Error(error);
     server.command_stats.Reject(spec);
     return nullptr;
   };
   if (spec == nullptr) {
-    server.debug->unsupported.RecordRequest(args);
+    server.debug->unsupported.RecordRequest(server.command_names.Find(args[0]), args);
     return refuse("ERR Unknown Redis command called from script");
   }
   if (spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {

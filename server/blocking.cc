@@ -4,6 +4,7 @@
 
 #include "protocol/reply_writer.h"
 #include "server/command_table.h"
+#include "server/commands/commands.h"
 #include "server/dispatcher.h"
 #include "server/server_state.h"
 
@@ -21,7 +22,8 @@ BlockingRegistry::KeyMap& BlockingRegistry::keys_of(int db) {
   return keys_[index];
 }
 
-void BlockingRegistry::Block(Session& session, std::span<const std::string_view> args,
+void BlockingRegistry::Block(Session& session, const CommandSpec& spec,
+                             std::span<const std::string_view> args,
                              std::span<const std::string_view> keys, std::int64_t deadline_ms) {
   if (session.blocked) {
     kept_ = true;
@@ -31,6 +33,7 @@ void BlockingRegistry::Block(Session& session, std::span<const std::string_view>
   Waiter* w = owned.get();
   w->session = &session;
   w->host = session.host;
+  w->spec = &spec;
   w->db = session.db;
   w->args.assign(args.begin(), args.end());
   w->views.assign(w->args.begin(), w->args.end());
@@ -49,9 +52,7 @@ void BlockingRegistry::Block(Session& session, std::span<const std::string_view>
     w->deadline = deadlines_.emplace(deadline_ms, w);
     w->has_deadline = true;
   }
-  const std::string_view name = w->views[0];
-  w->stream_group = name.size() == 10 && (name[0] == 'x' || name[0] == 'X') &&
-                    FindTopLevelCommand(name) == FindTopLevelCommand("xreadgroup");
+  w->stream_group = spec.handler == XreadgroupCommand;
   if (w->stream_group) ++stream_group_waiters_;
   session.blocked = true;
   waiters_.emplace(session.id, std::move(owned));
@@ -127,8 +128,7 @@ void EndSilencedServe(Session& session, std::string& out, std::size_t mark) {
 }  // namespace
 
 void BlockingRegistry::Retry(ServerState& server, Waiter& waiter, std::string_view key) {
-  const CommandSpec* spec = FindTopLevelCommand(waiter.views[0]);
-  if (spec == nullptr || spec->handler == nullptr) return;
+  const CommandSpec* spec = waiter.spec;
   std::string& out = waiter.host->reply_buffer();
   const std::size_t mark = out.size();
   protocol::ReplyWriter writer(&out, waiter.session->resp);
@@ -201,9 +201,7 @@ void BlockingRegistry::Finish(Waiter* w, End end) {
   // (updateStatsOnUnblock with had_errors set) and offers it to the slow log; a deadline that
   // passes counts nothing.
   if (end == End::kUnblocked || end == End::kUnblockedError) {
-    if (const CommandSpec* spec = FindTopLevelCommand(w->views[0]); spec != nullptr) {
-      RecordServedBlockedCommand(server_, *w->session, *spec, w->views, 0, /*failed=*/true);
-    }
+    RecordServedBlockedCommand(server_, *w->session, *w->spec, w->views, 0, /*failed=*/true);
   }
   Unregister(w);
   waiters_.erase(w->session->id);

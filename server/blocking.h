@@ -68,8 +68,9 @@ class BlockingRegistry {
   BlockingRegistry& operator=(const BlockingRegistry&) = delete;
 
   // Blocks `session` on `keys` of its database until `deadline_ms` (0: no deadline), keeping a
-  // copy of `args` to run again. Called during a retry, it only keeps the client where it is.
-  void Block(Session& session, std::span<const std::string_view> args,
+  // copy of `args` to run `spec` again. Called during a retry, it only keeps the client where it
+  // is.
+  void Block(Session& session, const CommandSpec& spec, std::span<const std::string_view> args,
              std::span<const std::string_view> keys, std::int64_t deadline_ms);
   // Whether a command is being re-run by ServeReady, and the key that received data.
   bool retrying() const { return retrying_; }
@@ -122,6 +123,8 @@ class BlockingRegistry {
   struct Waiter {
     Session* session;
     BlockedClientHost* host;
+    // The command run again (args[0] may be a name rename-command gave it).
+    const CommandSpec* spec;
     int db;
     std::vector<std::string> args;
     std::vector<std::string_view> views;  // into args, for a CommandContext

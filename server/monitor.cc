@@ -83,10 +83,7 @@ void Monitors::Feed(const ServerState& server, const Session& session, int db,
   }
   line_.append("] ");
   // Passwords are shown as "(redacted)", as the slow log shows them.
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec != nullptr && spec->is_container() && args.size() > 1) {
-    spec = FindCommand(spec->subcommands(), args[1]);
-  }
+  const CommandSpec* spec = server.command_names.FindFor(args);
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i > 0) line_.push_back(' ');
     if (spec != nullptr && RedactedArgument(*spec, args, i)) {

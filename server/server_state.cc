@@ -20,6 +20,7 @@ std::uint64_t InitialSeed(const Config& config) {
 
 ServerState::ServerState(Config config_in, storage::Clock& clock_in)
     : config(std::move(config_in)),
+      command_names(config.rename_commands),
       clock(clock_in),
       seed(InitialSeed(config)),
       random(seed),

@@ -12,6 +12,7 @@
 #include "server/acl/acl.h"
 #include "server/blocking.h"
 #include "server/client_pause.h"
+#include "server/command_names.h"
 #include "server/config/config.h"
 #include "server/eviction.h"
 #include "server/monitor.h"
@@ -113,6 +114,8 @@ class ServerState final : public storage::ExpiryListener {
   void KeyExpired(int db, std::string_view key) override;
 
   Config config;
+  // The names clients call commands by, after the configuration's rename-command lines.
+  const CommandNames command_names;
   storage::Clock& clock;
   // The seed of every random choice: `seed` if given, else drawn at start (logged, so a run
   // can be repeated with --seed).

@@ -10,6 +10,7 @@
 
 #include "protocol/request_parser.h"
 #include "server/acl/sha256.h"
+#include "server/command_names.h"
 #include "server/command_table.h"
 #include "server/persistence/file_io.h"
 
@@ -54,16 +55,9 @@ const std::vector<AclCommand>& Index() {
   return *index;
 }
 
-// Redis's lookupCommandBySdsLogic, strict: "get", "config|get"; null for "get|x" or "a|b|c".
-const CommandSpec* LookupForAcl(std::string_view name) {
-  const std::size_t bar = name.find('|');
-  if (bar == std::string_view::npos) return FindTopLevelCommand(name);
-  const std::string_view sub = name.substr(bar + 1);
-  if (sub.find('|') != std::string_view::npos) return nullptr;
-  const CommandSpec* base = FindTopLevelCommand(name.substr(0, bar));
-  if (base == nullptr || !base->is_container()) return nullptr;
-  return FindCommand(base->subcommands(), sub);
-}
+// Redis's lookupCommandBySdsLogic over orig_commands: "get", "config|get" by the table's names,
+// whatever rename-command did; null for "get|x" or "a|b|c".
+const CommandSpec* LookupForAcl(std::string_view name) { return CommandNames().FindFullName(name); }
 
 bool IsPasswordHash(std::string_view hash) {
   if (hash.size() != 64) return false;

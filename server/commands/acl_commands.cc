@@ -276,11 +276,7 @@ void AclDryrunCommand(CommandContext& ctx) {
   }
   std::vector<std::string_view> args;
   for (std::size_t i = 3; i < ctx.argc(); ++i) args.push_back(ctx.arg(i));
-  // Redis's lookupCommand: a container's subcommand when one is named.
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec != nullptr && spec->is_container() && args.size() > 1) {
-    spec = FindCommand(spec->subcommands(), args[1]);
-  }
+  const CommandSpec* spec = ctx.server.command_names.FindFor(args);
   if (spec == nullptr) {
     ctx.reply.Error({"ERR Command '", args[0], "' not found"});
     return;

@@ -42,7 +42,7 @@ bool CanBlock(const CommandContext& ctx) {
 void WaitForKeys(CommandContext& ctx, std::span<const std::string_view> keys,
                  std::int64_t deadline_ms, bool null_bulk) {
   if (Retrying(ctx) || CanBlock(ctx)) {
-    ctx.server.blocking.Block(ctx.session, ctx.args, keys, deadline_ms);
+    ctx.server.blocking.Block(ctx.session, ctx.spec, ctx.args, keys, deadline_ms);
   } else if (null_bulk) {
     ctx.reply.Null();
   } else {

@@ -6,6 +6,7 @@
 #include "server/commands/commands.h"
 #include "server/errors.h"
 #include "server/key_specs.h"
+#include "server/server_state.h"
 #include "storage/glob.h"
 
 namespace warden::server {
@@ -130,15 +131,6 @@ void WriteInfo(protocol::ReplyWriter& r, const CommandSpec& spec) {
   }
 }
 
-// COMMAND INFO and DOCS take a full name: "get", "client" or "client|list" (lookupCommandBySds).
-const CommandSpec* FindByFullName(std::string_view name) {
-  const std::size_t bar = name.find('|');
-  if (bar == std::string_view::npos) return FindTopLevelCommand(name);
-  const CommandSpec* container = FindTopLevelCommand(name.substr(0, bar));
-  if (container == nullptr || !container->is_container()) return nullptr;
-  return FindCommand(container->subcommands(), name.substr(bar + 1));
-}
-
 // One COMMAND DOCS entry: the name, then Redis 7.0.15's doc map for it (see
 // command_docs_data.cc). A container's map ends with `subcommands`, built from warden's own table.
 void WriteDoc(protocol::ReplyWriter& r, const CommandSpec& spec) {
@@ -157,8 +149,10 @@ void WriteDoc(protocol::ReplyWriter& r, const CommandSpec& spec) {
   }
 }
 
+// As Redis's: a command rename-command disabled is neither counted nor listed; a renamed one
+// is, by its own name (cmd->fullname), and COMMAND INFO and DOCS find it by its new name only.
 void CommandCountCommand(CommandContext& ctx) {
-  ctx.reply.Integer(static_cast<std::int64_t>(Commands().size()));
+  ctx.reply.Integer(static_cast<std::int64_t>(ctx.server.command_names.CallableCount()));
 }
 
 void CommandInfoCommand(CommandContext& ctx) {
@@ -168,7 +162,7 @@ void CommandInfoCommand(CommandContext& ctx) {
   }
   ctx.reply.ArrayHeader(ctx.argc() - 2);
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    const CommandSpec* spec = FindByFullName(ctx.arg(j));
+    const CommandSpec* spec = ctx.server.command_names.FindFullName(ctx.arg(j));
     if (spec == nullptr) {
       ctx.reply.Null();
     } else {
@@ -178,14 +172,17 @@ void CommandInfoCommand(CommandContext& ctx) {
 }
 
 void CommandDocsCommand(CommandContext& ctx) {
+  const CommandNames& names = ctx.server.command_names;
   if (ctx.argc() == 2) {
-    ctx.reply.MapHeader(Commands().size());
-    for (const CommandSpec& spec : Commands()) WriteDoc(ctx.reply, spec);
+    ctx.reply.MapHeader(names.CallableCount());
+    for (const CommandSpec& spec : Commands()) {
+      if (names.Callable(spec)) WriteDoc(ctx.reply, spec);
+    }
     return;
   }
   std::vector<const CommandSpec*> found;
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    if (const CommandSpec* spec = FindByFullName(ctx.arg(j))) found.push_back(spec);
+    if (const CommandSpec* spec = names.FindFullName(ctx.arg(j))) found.push_back(spec);
   }
   ctx.reply.MapHeader(found.size());
   for (const CommandSpec* spec : found) WriteDoc(ctx.reply, *spec);
@@ -224,6 +221,7 @@ void CommandListCommand(CommandContext& ctx) {
     names.push_back(spec.name);
   };
   for (const CommandSpec& spec : Commands()) {
+    if (!ctx.server.command_names.Callable(spec)) continue;
     consider(spec);
     if (spec.is_container()) {
       for (const CommandSpec& sub : spec.subcommands()) consider(sub);
@@ -259,10 +257,8 @@ void WriteKeyFlags(protocol::ReplyWriter& r, std::uint16_t flags) {
 // COMMAND GETKEYS and GETKEYSANDFLAGS (getKeysSubcommandImpl): the keys the command in the
 // arguments would touch, found as ACL finds them.
 void ReplyKeysOf(CommandContext& ctx, bool with_flags) {
-  const CommandSpec* spec = FindTopLevelCommand(ctx.arg(2));
-  if (spec != nullptr && spec->is_container() && ctx.argc() > 3) {
-    spec = FindCommand(spec->subcommands(), ctx.arg(3));
-  }
+  const std::span<const std::string_view> args = ctx.args.subspan(2);
+  const CommandSpec* spec = ctx.server.command_names.FindFor(args);
   if (spec == nullptr) {
     ctx.reply.Error("ERR Invalid command specified");
     return;
@@ -277,7 +273,6 @@ void ReplyKeysOf(CommandContext& ctx, bool with_flags) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return;
   }
-  const std::span<const std::string_view> args = ctx.args.subspan(2);
   std::vector<KeyRef> keys;
   FindCommandKeys(id, args, keys);
   if (keys.empty()) {
@@ -341,8 +336,11 @@ constexpr CommandSpec kCommandTable[] = {
 }  // namespace
 
 void CommandCommand(CommandContext& ctx) {
-  ctx.reply.ArrayHeader(Commands().size());
-  for (const CommandSpec& spec : Commands()) WriteInfo(ctx.reply, spec);
+  const CommandNames& names = ctx.server.command_names;
+  ctx.reply.ArrayHeader(names.CallableCount());
+  for (const CommandSpec& spec : Commands()) {
+    if (names.Callable(spec)) WriteInfo(ctx.reply, spec);
+  }
 }
 
 std::span<const CommandSpec> CommandSubcommands() { return kCommandTable; }

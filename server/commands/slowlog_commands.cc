@@ -155,13 +155,7 @@ void LatencyHistogramCommand(CommandContext& ctx) {
   // Redis's order: as the names are given, a container standing for its subcommands; unknown
   // names are skipped.
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    const std::string_view name = ctx.arg(j);
-    const std::size_t bar = name.find('|');
-    const CommandSpec* spec = FindTopLevelCommand(name.substr(0, bar));
-    if (spec != nullptr && bar != std::string_view::npos) {
-      spec =
-          spec->is_container() ? FindCommand(spec->subcommands(), name.substr(bar + 1)) : nullptr;
-    }
+    const CommandSpec* spec = ctx.server.command_names.FindFullName(ctx.arg(j));
     if (spec == nullptr) continue;
     add(*spec);
     if (spec->is_container()) {

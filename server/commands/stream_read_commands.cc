@@ -235,7 +235,7 @@ void ServeRetry(CommandContext& ctx, const ReadArgs& a) {
     }
   }
   // Nothing new for this reader: it keeps its place.
-  ctx.server.blocking.Block(ctx.session, ctx.args, {}, 0);
+  ctx.server.blocking.Block(ctx.session, ctx.spec, ctx.args, {}, 0);
 }
 
 void ReadCommand(CommandContext& ctx, bool group_form) {
@@ -357,7 +357,8 @@ void ReadCommand(CommandContext& ctx, bool group_form) {
     resolved.emplace_back(after[i].Format(buf));
     args[a.streams + a.n + i] = resolved.back();
   }
-  ctx.server.blocking.Block(ctx.session, args, ctx.args.subspan(a.streams, a.n), a.deadline_ms);
+  ctx.server.blocking.Block(ctx.session, ctx.spec, args, ctx.args.subspan(a.streams, a.n),
+                            a.deadline_ms);
 }
 
 }  // namespace

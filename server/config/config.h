@@ -73,6 +73,8 @@ struct Config {
   // ACL users from an ACL file (ACL LOAD, ACL SAVE), or from `user` lines: not both.
   std::string aclfile;
   std::vector<std::vector<std::string>> users;  // each: name, rules...
+  // rename-command lines, in order: (from, to), `to` empty to disable (command_names.h).
+  std::vector<std::pair<std::string, std::string>> rename_commands;
   // TLS (server/tls.h), Redis's options and defaults; tls-port 0 means no TLS listener.
   int tls_port = 0;
   std::string tls_cert_file;

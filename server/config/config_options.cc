@@ -310,6 +310,15 @@ ConfigSetResult SetUser(Config& c, Words a) {
   return std::nullopt;
 }
 
+// Redis's rename-command <from> <to>: checked against the names the earlier lines left.
+ConfigSetResult SetRenameCommand(Config& c, Words a) {
+  if (a.size() != 2) return "Bad directive or wrong number of arguments";
+  CommandNames names(c.rename_commands);
+  if (const auto refused = names.Rename(a[0], a[1])) return std::string(*refused);
+  c.rename_commands.emplace_back(a[0], a[1]);
+  return std::nullopt;
+}
+
 ConfigSetResult SetSeed(Config& c, Words a) {
   const std::string_view v = a[0];
   if (EqualsNoCase(v, "random")) {
@@ -458,6 +467,9 @@ const ConfigOption kSecurityOptions[] = {
         [](const Config& c) { return Quoted(c.requirepass); }, ApplyRequirepass),
     String<F<&Config::aclfile>>("aclfile", kImm, "the ACL file (ACL LOAD, ACL SAVE)"),
     Special("user", kConfigFileOnly | kConfigMultiWord, "an ACL user: name and rules", SetUser,
+            nullptr, nullptr),
+    Special("rename-command", kConfigFileOnly | kConfigMultiWord,
+            "<from> <to>: call a command by another name (\"\": by none)", SetRenameCommand,
             nullptr, nullptr),
     Int<F<&Config::acllog_max_len>, 0, kLongMax>("acllog-max-len", 0, "ACL LOG's length"),
     Special("acl-pubsub-default", 0, "channels a new user may use: allchannels|resetchannels",

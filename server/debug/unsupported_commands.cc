@@ -13,13 +13,13 @@ void AppendLower(std::string& out, std::string_view name) {
 
 }  // namespace
 
-void UnsupportedCommands::RecordRequest(std::span<const std::string_view> args) {
+void UnsupportedCommands::RecordRequest(const CommandSpec* top,
+                                        std::span<const std::string_view> args) {
   std::string name;
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec == nullptr) {
+  if (top == nullptr) {
     AppendLower(name, args[0]);
-  } else if (spec->is_container() && args.size() >= 2) {
-    name.append(spec->name);
+  } else if (top->is_container() && args.size() >= 2) {
+    name.append(top->name);
     name.push_back('|');
     AppendLower(name, args[1]);
   } else {

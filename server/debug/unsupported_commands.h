@@ -17,6 +17,8 @@
 
 namespace warden::server {
 
+struct CommandSpec;
+
 class UnsupportedCommands {
  public:
   static constexpr std::size_t kMaxNames = 1000;
@@ -24,8 +26,9 @@ class UnsupportedCommands {
   static constexpr std::string_view kOtherName = "(other)";
 
   // A request the command table did not know: an unknown command, or an unknown subcommand of
-  // a container (CONFIG, CLIENT, ...). Looks the name up again to tell which.
-  void RecordRequest(std::span<const std::string_view> args);
+  // a container (CONFIG, CLIENT, ...). `top` is the top-level command args[0] calls (nullptr:
+  // none), which tells which.
+  void RecordRequest(const CommandSpec* top, std::span<const std::string_view> args);
   // An unknown subcommand of a command that dispatches its subcommands itself (DEBUG).
   void RecordSubcommand(std::string_view command, std::string_view sub);
 

@@ -61,7 +61,7 @@ AofFileLoad LoadOne(ServerState& server, Session& session, const std::string& na
     }
     if (status == protocol::ParseStatus::kRequest) {
       const std::span<const std::string_view> args = parser.args();
-      if (FindTopLevelCommand(args[0]) == nullptr) {
+      if (server.command_names.Find(args[0]) == nullptr) {
         result.error = "Unknown command '" + std::string(args[0]) +
                        "' reading the append only file " + name + " at offset " +
                        std::to_string(pos);

@@ -290,7 +290,8 @@ namespace {
 // redis.acl_check_cmd's work, apart from raising: a Lua error unwinds past C++ frames without
 // their destructors, so the vector of arguments must be gone before one is raised. Returns
 // the error to raise, or null with `allowed` set.
-const char* CheckCommandForScript(lua_State* lua, const Session* caller, bool& allowed) {
+const char* CheckCommandForScript(lua_State* lua, const CommandNames& names, const Session* caller,
+                                  bool& allowed) {
   const int argc = lua_gettop(lua);
   if (argc == 0) return "Please specify at least one argument for this redis lib call";
   std::vector<std::string> words;
@@ -310,11 +311,7 @@ const char* CheckCommandForScript(lua_State* lua, const Session* caller, bool& a
     }
   }
   const std::vector<std::string_view> args(words.begin(), words.end());
-  // Redis's lookupCommand: a container's subcommand when one is named.
-  const CommandSpec* spec = FindTopLevelCommand(args[0]);
-  if (spec != nullptr && spec->is_container() && args.size() > 1) {
-    spec = FindCommand(spec->subcommands(), args[1]);
-  }
+  const CommandSpec* spec = names.FindFor(args);
   if (spec == nullptr) return "Invalid command passed to redis.acl_check_cmd()";
   int pos = 0;
   allowed = caller == nullptr || caller->user == nullptr ||
@@ -328,7 +325,8 @@ const char* CheckCommandForScript(lua_State* lua, const Session* caller, bool& a
 // the command with these arguments (its keys included), without running it.
 int ScriptEngine::RedisAclCheckCmd(lua_State* lua) {
   bool allowed = false;
-  const char* error = CheckCommandForScript(lua, Self(lua).caller_, allowed);
+  ScriptEngine& self = Self(lua);
+  const char* error = CheckCommandForScript(lua, self.server_.command_names, self.caller_, allowed);
   if (error != nullptr) return RaiseRedisError(lua, error);
   lua_pushboolean(lua, allowed ? 1 : 0);
   return 1;

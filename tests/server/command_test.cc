@@ -246,5 +246,53 @@ TEST_F(DispatcherTest, FindTopLevelCommandMatchesTableScan) {
   EXPECT_EQ(FindTopLevelCommand(""), nullptr);
 }
 
+// rename-command set myset, config cfg, flushall "".
+Config RenamedConfig() {
+  Config config = TestConfig();
+  config.rename_commands = {{"set", "myset"}, {"config", "cfg"}, {"flushall", ""}};
+  return config;
+}
+
+class RenamedCommandTest : public CommandTest {
+ protected:
+  RenamedCommandTest() : CommandTest(RenamedConfig()) {}
+};
+
+TEST_F(RenamedCommandTest, TheOldNameIsAnUnknownCommand) {
+  EXPECT_EQ(Run({"SET", "k", "v"}),
+            "-ERR unknown command 'SET', with args beginning with: 'k' 'v' \r\n");
+  EXPECT_EQ(Run({"flushall"}), "-ERR unknown command 'flushall', with args beginning with: \r\n");
+}
+
+TEST_F(RenamedCommandTest, TheNewNameRunsTheCommand) {
+  EXPECT_EQ(Run({"MYSET", "k", "v"}), "+OK\r\n");
+
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");
+  EXPECT_EQ(session_.last_command->name, "get");
+}
+
+TEST_F(RenamedCommandTest, ErrorsNameTheCommandAsRedisDoes) {
+  // Arity by the command's own name (cmd->fullname), a subcommand by the name it was called.
+  EXPECT_EQ(Run({"myset", "k"}), "-ERR wrong number of arguments for 'set' command\r\n");
+  EXPECT_EQ(Run({"cfg", "nosuch"}), "-ERR unknown subcommand 'nosuch'. Try CFG HELP.\r\n");
+}
+
+TEST_F(RenamedCommandTest, ScriptsCallTheNewNames) {
+  EXPECT_EQ(Run({"EVAL", "return redis.call('myset', 'k', 'v')", "0"}), "+OK\r\n");
+
+  EXPECT_EQ(Run({"EVAL", "return redis.pcall('set', 'k', 'v')", "0"}),
+            "-ERR Unknown Redis command called from script\r\n");
+}
+
+TEST_F(RenamedCommandTest, CommandCountLeavesTheDisabledOneOut) {
+  EXPECT_EQ(Run({"COMMAND", "COUNT"}), ":" + std::to_string(Commands().size() - 1) + "\r\n");
+}
+
+TEST_F(RenamedCommandTest, CommandInfoFindsTheNewNameAndShowsTheOwnName) {
+  EXPECT_EQ(Run({"COMMAND", "INFO", "set"}), "*1\r\n$-1\r\n");
+
+  EXPECT_EQ(Run({"COMMAND", "INFO", "cfg|get"}).substr(0, 24), "*1\r\n*10\r\n$10\r\nconfig|get");
+}
+
 }  // namespace
 }  // namespace warden::server

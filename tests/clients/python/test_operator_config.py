@@ -48,6 +48,11 @@ MISTAKES = [
     ("oom-score-adj-values 0 200\n", []),
     ("shutdown-on-sigterm save nosave\n", []),
     ("supervised launchd\n", []),
+    ("rename-command nosuch foo\n", []),
+    ("rename-command set get\n", []),
+    ("rename-command set\n", []),
+    ("rename-command flushall \"\"\nrename-command flushall x\n", []),
+    ("port 7001\n", ["--rename-command", "get|x", "y"]),
     ("port 7001\n", ["--hz", "fast"]),
     ("port 7001\n", ["--nosuch", "1", "2"]),
     ("", ["--port", "7002", "--maxmemory-policy", "sometimes"]),
@@ -433,3 +438,120 @@ def test_the_log_names_config_seed_debug_addresses_and_verbose_clients():
     assert any(m.startswith("* Listening on port=%d (127.0.0.1" % port) for m in messages)
     assert "- Accepted 127.0.0.1:" in closed
     assert " addr=127.0.0.1:" in closed.splitlines()[-1]
+
+
+RENAMES = 'rename-command set myset\nrename-command CONFIG cfg\nrename-command flushall ""\n'
+
+# Sent to both servers started with RENAMES; every reply must be the same bytes.
+RENAMED_TRANSCRIPT = [
+    ("SET", "k", "v"),
+    ("myset", "k", "v"),
+    ("MYSET", "k"),
+    ("flushall",),
+    ("cfg", "get", "maxmemory-policy"),
+    ("config", "get", "maxmemory-policy"),
+    ("cfg", "nosuch"),
+    ("cfg",),
+    ("cfg|get", "hz"),
+    ("COMMAND", "INFO", "myset", "set", "flushall", "cfg|get", "config|get"),
+    ("COMMAND", "DOCS", "myset", "set", "flushall"),
+    ("COMMAND", "GETKEYS", "myset", "k", "v"),
+    ("COMMAND", "GETKEYS", "set", "k", "v"),
+    ("EVAL", "return redis.call('myset', 'a', 'b')", "0"),
+    ("EVAL", "return redis.call('set', 'a', 'b')", "0"),
+    ("EVAL", "return redis.pcall('config', 'get', 'hz')", "0"),
+    ("EVAL", "return redis.acl_check_cmd('myset', 'a', 'b')", "0"),
+    ("EVAL", "return redis.acl_check_cmd('set', 'a', 'b')", "0"),
+    ("MULTI",), ("myset", "a", "1"), ("EXEC",),
+    ("MULTI",), ("set", "a", "2"), ("EXEC",),
+    ("GET", "a"),
+    # ACL rules keep the commands' own names (Redis's orig_commands).
+    ("ACL", "SETUSER", "u1", "on", "nopass", "+set", "~*"),
+    ("ACL", "SETUSER", "u2", "+myset"),
+    ("ACL", "DRYRUN", "u1", "myset", "a", "b"),
+    ("ACL", "DRYRUN", "u1", "set", "a", "b"),
+    ("AUTH", "u1", "x"),
+    ("myset", "u1key", "v"),
+    ("GET", "u1key"),
+]
+
+
+def start_with_file(binary, text, work, name):
+    """A server started with a config file holding `text` after its port; returns (proc, port)."""
+    port = free_port()
+    path = os.path.join(work, name + ".conf")
+    with open(path, "w") as f:
+        f.write("port %d\nsave \"\"\nappendonly no\n%s" % (port, text))
+    proc = subprocess.Popen([binary, path], cwd=work, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    read_until(proc, "Ready to accept connections")
+    return proc, port
+
+
+def renamed_replies(port):
+    with Conn(port) as c:
+        transcript = [c.call(*command) for command in RENAMED_TRANSCRIPT]
+    with Conn(port) as c:
+        names = set(parse(c.call("COMMAND", "LIST")))
+        count = parse(c.call("COMMAND", "COUNT"))
+        listed = len(parse(c.call("COMMAND")))
+    return transcript, names, count, listed
+
+
+def test_renamed_commands_answer_as_on_redis_server():
+    procs = []
+    seen = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="warden-rename-") as work:
+            for kind, binary in (("redis", "redis-server"), ("warden", warden_bin())):
+                proc, port = start_with_file(binary, RENAMES, work, kind)
+                procs.append(proc)
+                seen[kind] = renamed_replies(port)
+    finally:
+        for p in procs:
+            p.terminate()
+            p.communicate(timeout=WAIT_S)
+    for command, redis_reply, warden_reply in zip(RENAMED_TRANSCRIPT, seen["redis"][0],
+                                                   seen["warden"][0]):
+        assert (command, warden_reply) == (command, redis_reply)
+    for kind in ("redis", "warden"):
+        _, names, count, listed = seen[kind]
+        # Listed by their own names; the disabled one neither listed nor counted.
+        assert {b"set", b"config", b"config|get"} <= names
+        assert not {b"myset", b"cfg", b"flushall"} & names
+        assert count == listed == len([n for n in names if b"|" not in n])
+
+
+def test_config_rewrite_keeps_rename_command_lines():
+    with tempfile.TemporaryDirectory(prefix="warden-rename-") as work:
+        proc, port = start_with_file(warden_bin(), RENAMES + "hz 11\n", work, "w")
+        try:
+            with Conn(port) as c:
+                assert c.call("cfg", "set", "hz", "12") == b"+OK\r\n"
+                assert c.call("cfg", "rewrite") == b"+OK\r\n"
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=WAIT_S)
+        with open(os.path.join(work, "w.conf")) as f:
+            text = f.read()
+    assert RENAMES in text
+    assert "hz 12\n" in text
+
+
+def test_a_renamed_command_an_append_only_file_names_fails_its_load_as_on_redis_server():
+    """Redis writes SET ... EX as SET ... PXAT by SET's own name, which a server with SET
+    renamed does not know when it loads the file: both refuse to start."""
+    logs = {}
+    for kind, binary in (("redis", "redis-server"), ("warden", warden_bin())):
+        with tempfile.TemporaryDirectory(prefix="warden-rename-aof-") as work:
+            proc, port = start_with_file(binary, "appendonly yes\nrename-command set myset\n",
+                                         work, "aof")
+            with Conn(port) as c:
+                assert c.call("myset", "k", "v", "EX", "100") == b"+OK\r\n"
+            proc.terminate()
+            proc.communicate(timeout=WAIT_S)
+            status, out, _ = run_to_exit(binary, [os.path.join(work, "aof.conf")], work)
+            logs[kind] = (status, out)
+    for kind, (status, out) in logs.items():
+        assert status == 1, kind
+        assert "Unknown command 'SET' reading the append only file" in out, kind

@@ -210,6 +210,30 @@ TEST(ApplyDirectiveTest, SaveLinesReplaceTheDefaultsThenAddUp) {
   EXPECT_EQ(config.save_points, (Points{{60, 1}, {10, 5}}));
 }
 
+TEST(ApplyDirectiveTest, RenameCommandLinesApplyInOrder) {
+  Config config;
+  using Renames = std::vector<std::pair<std::string, std::string>>;
+
+  // The second line may take the name the first one freed.
+  ASSERT_FALSE(Apply(config, "rename-command", {"set", "myset"}).has_value());
+  ASSERT_FALSE(Apply(config, "rename-command", {"get", "set"}).has_value());
+
+  EXPECT_EQ(config.rename_commands, (Renames{{"set", "myset"}, {"get", "set"}}));
+}
+
+TEST(ApplyDirectiveTest, RenameCommandRefusalsAreRedisServers) {
+  Config config;
+  ASSERT_FALSE(Apply(config, "rename-command", {"flushall", ""}).has_value());
+
+  EXPECT_EQ(Apply(config, "rename-command", {"set"})->message,
+            "Bad directive or wrong number of arguments");
+  EXPECT_EQ(Apply(config, "rename-command", {"flushall", "x"})->message,
+            "No such command in rename-command");
+  EXPECT_EQ(Apply(config, "rename-command", {"set", "GET"})->message,
+            "Target command name already exists");
+  EXPECT_EQ(config.rename_commands.size(), 1u);
+}
+
 TEST(ApplyDirectiveTest, UnknownOption) {
   Config config;
 
