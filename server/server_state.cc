@@ -31,7 +31,9 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
                         .acceptable_stale_percent = 10 - (config.active_expire_effort - 1)}),
       start_ms(clock.NowMs()),
       start_monotonic_us(clock.MonotonicUs()),
-      debug(std::make_unique<DebugControls>(InitialSeed(config))) {
+      // The same seed: a run repeated with --seed <the logged one> draws the same faults too.
+      debug(std::make_unique<DebugControls>(seed)) {
+  if (!config.seed) config.seed_drawn = seed;
   static constexpr char kHex[] = "0123456789abcdef";
   run_id.resize(40);
   for (char& c : run_id) c = kHex[random.Below(16)];

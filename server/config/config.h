@@ -145,7 +145,10 @@ struct Config {
   std::int64_t lfu_decay_time = 1;
   std::string logfile;
   std::string port_file;
+  // The seed option: a number, or nullopt for `random`. With random, the server draws one at
+  // start and keeps it in seed_drawn, which CONFIG GET shows (CONFIG REWRITE writes `random`).
   std::optional<std::uint64_t> seed;
+  std::optional<std::uint64_t> seed_drawn;
   // The most entries DEBUG COMMAND-LOG ON may ask for.
   std::int64_t command_log_max_entries = 1'000'000;
   // How many DEBUG FAULT rules may be installed at once.

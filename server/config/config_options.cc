@@ -334,7 +334,12 @@ ConfigSetResult SetSeed(Config& c, Words a) {
   return std::nullopt;
 }
 
-std::string GetSeed(const Config& c) { return c.seed ? std::to_string(*c.seed) : "random"; }
+// CONFIG GET shows the seed in use, drawn or given; a rewrite keeps `random` random.
+std::string GetSeed(const Config& c) {
+  const std::optional<std::uint64_t> seed = c.seed ? c.seed : c.seed_drawn;
+  return seed ? std::to_string(*seed) : "random";
+}
+std::string RewriteSeed(const Config& c) { return c.seed ? std::to_string(*c.seed) : "random"; }
 
 // --- What a CONFIG SET must do besides changing the value -------------------------------------
 
@@ -603,8 +608,9 @@ const ConfigOption kWardenOptions[] = {
                                   "write the bound port here once ready"),
     String<F<&Config::preload>>("preload", kImm | kWarden,
                                 "run the commands in this file before serving"),
-    Special("seed", kImm | kWarden, "fix every random choice, for reproducible runs", SetSeed,
-            GetSeed, nullptr),
+    Special("seed", kImm | kWarden,
+            "fix every random choice, for reproducible runs (CONFIG GET: the seed in use)", SetSeed,
+            GetSeed, RewriteSeed),
     Int<F<&Config::command_log_max_entries>, 1, kLongMax>(
         "command-log-max-entries", kImm | kWarden, "most entries DEBUG COMMAND-LOG may keep"),
     Int<F<&Config::debug_fault_max_rules>, 0, kIntMax>("debug-fault-max-rules", kImm | kWarden,

@@ -555,3 +555,26 @@ def test_a_renamed_command_an_append_only_file_names_fails_its_load_as_on_redis_
     for kind, (status, out) in logs.items():
         assert status == 1, kind
         assert "Unknown command 'SET' reading the append only file" in out, kind
+
+
+def test_config_get_seed_shows_the_seed_drawn_at_start():
+    with tempfile.TemporaryDirectory(prefix="warden-seed-") as work:
+        port = free_port()
+        path = os.path.join(work, "w.conf")
+        with open(path, "w") as f:
+            f.write("port %d\nseed random\n" % port)
+        proc = subprocess.Popen([warden_bin(), path, "--save", "", "--dir", work],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            start = read_until(proc, "Ready to accept connections")
+            with redis.Redis(port=port) as r:
+                seed = r.config_get("seed")["seed"]
+                assert r.config_rewrite()
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=WAIT_S)
+        with open(path) as f:
+            rewritten = f.read()
+    assert "* Seed %s (drawn at start: --seed repeats" % seed in start
+    # A rewrite does not pin the seed.
+    assert "seed random\n" in rewritten and "seed " + seed not in rewritten

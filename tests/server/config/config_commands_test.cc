@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "server/config/config_options.h"
 #include "tests/server/command_fixture.h"
 
 namespace warden::server {
@@ -134,6 +135,31 @@ TEST_F(TunedConfigCommandsTest, GetShowsConfiguredValues) {
   EXPECT_EQ(Run({"CONFIG", "GET", "hz"}), "*2\r\n$2\r\nhz\r\n$2\r\n50\r\n");
   EXPECT_EQ(Run({"CONFIG", "GET", "lua-time-limit"}),
             "*2\r\n$14\r\nlua-time-limit\r\n$3\r\n200\r\n");
+}
+
+Config RandomSeedConfig() {
+  Config config = TestConfig();
+  config.seed.reset();
+  return config;
+}
+
+class RandomSeedConfigCommandsTest : public CommandTest {
+ protected:
+  RandomSeedConfigCommandsTest() : CommandTest(RandomSeedConfig()) {}
+};
+
+TEST_F(RandomSeedConfigCommandsTest, GetShowsTheSeedDrawnAtStart) {
+  const std::string seed = std::to_string(state_.seed);
+
+  EXPECT_EQ(Run({"CONFIG", "GET", "seed"}),
+            "*2\r\n$4\r\nseed\r\n$" + std::to_string(seed.size()) + "\r\n" + seed + "\r\n");
+}
+
+TEST_F(RandomSeedConfigCommandsTest, RewriteKeepsTheSeedRandom) {
+  const std::string text = RewriteConfigText("seed random\n", state_.config);
+
+  EXPECT_EQ(text.rfind("seed random\n", 0), 0u) << text;
+  EXPECT_EQ(RewriteConfigText("", state_.config).find("seed"), std::string::npos);
 }
 
 }  // namespace
