@@ -2,10 +2,12 @@
 """What `cmake --install` and `cpack -G DEB` ship, checked from a build directory.
 
 Installs into a staging root (DESTDIR) and packs the .deb into a temporary directory, then
-checks: the file list of each (the same files, at the paths the configured prefix gives);
+checks: the file list of each (the same files, at the paths the configured prefix gives;
+the server in warden, the embedded server in warden-dev);
 the systemd unit, by `systemd-analyze verify`; the man page, by groff with warnings on; the
 maintainer scripts, by `sh -n`; and the installed binary, started with the installed
-warden.conf, answering PING with the config's defaults.
+warden.conf, answering PING with the config's defaults; and the C++ example of the embedded
+server, built against the staged install with CMake's find_package and with pkg-config.
 """
 import argparse
 import gzip
@@ -19,6 +21,7 @@ import time
 import unittest
 
 BUILD = None
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def cache_value(name):
@@ -33,10 +36,20 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
+def lib_dir(prefix):
+    """GNUInstallDirs' libdir: Debian's multiarch folder under /usr, lib elsewhere."""
+    if prefix != "/usr":
+        return prefix + "/lib"
+    arch = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
+    return prefix + "/lib/" + arch
+
+
 def expected_files():
+    """The configured prefix, its /etc, and each package's files: server and dev."""
     prefix = cache_value("CMAKE_INSTALL_PREFIX")
     etc = "/etc" if prefix == "/usr" else prefix + "/etc"
-    return prefix, etc, {
+    lib = lib_dir(prefix)
+    server = {
         prefix + "/bin/warden",
         etc + "/warden/warden.conf",
         prefix + "/lib/systemd/system/warden.service",
@@ -44,6 +57,14 @@ def expected_files():
         prefix + "/share/doc/warden/LICENSE",
         prefix + "/share/doc/warden/CHANGELOG.md",
     }
+    dev = {
+        prefix + "/include/warden/embedded_server.h",
+        lib + "/libwarden-embedded.a",
+        lib + "/cmake/warden/wardenConfig.cmake",
+        lib + "/cmake/warden/wardenConfigVersion.cmake",
+        lib + "/pkgconfig/warden-embedded.pc",
+    }
+    return prefix, etc, {"server": server, "dev": dev}
 
 
 def files_under(root):
@@ -78,13 +99,14 @@ class Installed(unittest.TestCase):
         cls.root = os.path.join(cls.tmp.name, "root")
         run(["cmake", "--install", BUILD], env=dict(os.environ, DESTDIR=cls.root))
         cls.prefix, cls.etc, cls.want = expected_files()
+        cls.lib = lib_dir(cls.prefix)
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
     def test_files(self):
-        self.assertEqual(files_under(self.root), self.want)
+        self.assertEqual(files_under(self.root), self.want["server"] | self.want["dev"])
         self.assertTrue(os.access(self.root + self.prefix + "/bin/warden", os.X_OK))
 
     def test_unit_names_the_installed_binary_and_config_and_verifies(self):
@@ -143,23 +165,42 @@ class Installed(unittest.TestCase):
             server.wait(timeout=30)
 
 
+    def test_embedded_server_builds_with_cmake_and_with_pkg_config(self):
+        """The consumer example, as a user builds it: find_package, or pkg-config's flags."""
+        example = os.path.join(SOURCE, "clients", "cpp", "example")
+        cmake_build = os.path.join(self.tmp.name, "consumer")
+        run(["cmake", "-S", example, "-B", cmake_build,
+             "-DCMAKE_PREFIX_PATH=" + self.root + self.prefix])
+        run(["cmake", "--build", cmake_build])
+        out = run([os.path.join(cmake_build, "lease_test")]).stdout
+        self.assertRegex(out, r"^taken=1 expired=1 port=\d+\n$")
+
+        env = dict(os.environ, PKG_CONFIG_PATH=self.root + self.lib + "/pkgconfig")
+        flags = run(["pkg-config", "--cflags", "--libs", "warden-embedded"], env=env).stdout.split()
+        binary = os.path.join(self.tmp.name, "lease_test_pc")
+        run(["g++", "-std=c++17", "-o", binary, os.path.join(example, "lease_test.cc")] + flags)
+        self.assertRegex(run([binary]).stdout, r"^taken=1 expired=1 port=\d+\n$")
+
+
 class Packaged(unittest.TestCase):
-    def test_deb_holds_the_installed_files_and_its_scripts(self):
+    def test_debs_hold_the_installed_files_and_the_server_its_scripts(self):
         prefix, etc, want = expected_files()
         with tempfile.TemporaryDirectory(prefix="warden-deb-") as out:
             run(["cpack", "-G", "DEB", "-B", out, "--config",
                  os.path.join(BUILD, "CPackConfig.cmake")], cwd=BUILD)
-            debs = [n for n in os.listdir(out) if n.endswith(".deb")]
-            self.assertEqual(len(debs), 1, debs)
-            deb = os.path.join(out, debs[0])
-            listing = run(["dpkg-deb", "-c", deb]).stdout
-            files = {line.split()[-1][1:] for line in listing.splitlines()
-                     if line.startswith("-")}
-            self.assertEqual(files, want)
-            self.assertEqual(run(["dpkg-deb", "-f", deb, "Package"]).stdout.strip(), "warden")
-            self.assertIn("libc6", run(["dpkg-deb", "-f", deb, "Depends"]).stdout)
+            debs = {n.split("_")[0]: os.path.join(out, n) for n in os.listdir(out)
+                    if n.endswith(".deb")}
+            self.assertEqual(sorted(debs), ["warden", "warden-dev"])
+            server, dev = debs["warden"], debs["warden-dev"]
+            for deb, component in ((server, "server"), (dev, "dev")):
+                listing = run(["dpkg-deb", "-c", deb]).stdout
+                files = {line.split()[-1][1:] for line in listing.splitlines()
+                         if line.startswith("-")}
+                self.assertEqual(files, want[component])
+            self.assertIn("libc6", run(["dpkg-deb", "-f", server, "Depends"]).stdout)
+            self.assertIn("libuv1-dev", run(["dpkg-deb", "-f", dev, "Depends"]).stdout)
             control = os.path.join(out, "control")
-            run(["dpkg-deb", "-e", deb, control])
+            run(["dpkg-deb", "-e", server, control])
             with open(os.path.join(control, "conffiles")) as f:
                 self.assertEqual(f.read(), etc + "/warden/warden.conf\n")
             for script in ("postinst", "prerm", "postrm"):
@@ -169,10 +210,9 @@ class Packaged(unittest.TestCase):
             with open(os.path.join(control, "postinst")) as f:
                 self.assertIn("systemctl restart warden.service", f.read())
             extracted = os.path.join(out, "x")
-            run(["dpkg-deb", "-x", deb, extracted])
+            run(["dpkg-deb", "-x", server, extracted])
             version = run([extracted + prefix + "/bin/warden", "--version"]).stdout
             self.assertTrue(version.startswith("warden v="), version)
-
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
