@@ -27,6 +27,8 @@ A block's info string says how it is checked; a block with none, or with another
   python    A pytest module, run with examples/python (warden_testing.py) on the path.
   yaml      A twemproxy pool: `nutcracker --test-conf` must accept it (skipped without nutcracker,
             which tests/clients/run.sh installs).
+  cmake     An excerpt of clients/cpp/example/CMakeLists.txt, the consumer of the embedded
+            server that tests/packaging/install_test.py builds against an install.
 
 docs/performance.md's table between its bench markers must be what bench/run_all.py
 --from-json renders from the results file it names; the option table of docs/operations.md
@@ -445,6 +447,14 @@ def check_yaml(block, workdir):
         done.stdout + done.stderr
 
 
+def check_cmake(block):
+    """A CMake block is an excerpt of the C++ consumer example, which the packaging test builds
+    against an install (tests/packaging/install_test.py)."""
+    with open(os.path.join(REPO, "clients", "cpp", "example", "CMakeLists.txt")) as f:
+        example = f.read()
+    assert block.body in example, "not an excerpt of clients/cpp/example/CMakeLists.txt"
+
+
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
 def test_block(block, request, workdir):
     if block.lang == "sh" and block.info.split()[1:] == ["norun"]:
@@ -459,9 +469,11 @@ def test_block(block, request, workdir):
         check_python(block, workdir)
     elif block.lang == "yaml":
         check_yaml(block, workdir)
+    elif block.lang == "cmake":
+        check_cmake(block)
     else:
         pytest.fail(f"no rule runs a block labelled {block.info!r}: label it sh, sh norun, "
-                    "console, conf, python or yaml (tests/docs/test_doc_blocks.py)")
+                    "console, conf, python, yaml or cmake (tests/docs/test_doc_blocks.py)")
 
 
 def test_few_blocks_are_not_run():
