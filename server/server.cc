@@ -759,6 +759,7 @@ void Server::OnCron(uv_timer_t* timer) {
   self->state_.dbs.pool().Trim(kCronTrimSlabs);
   self->state_.aof.Cron();
   self->state_.snapshots.Cron();
+  self->state_.migrate_sockets.CloseIdle(self->state_.clock.NowMs());
   self->state_.scripts->debug_children().Reap();
   self->state_.replication.Cron();
   self->state_.tracking.LimitTable();

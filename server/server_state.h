@@ -17,6 +17,7 @@
 #include "server/eviction.h"
 #include "server/monitor.h"
 #include "server/persistence/aof.h"
+#include "server/persistence/migrate_sockets.h"
 #include "server/persistence/propagation.h"
 #include "server/persistence/snapshots.h"
 #include "server/pubsub.h"
@@ -156,6 +157,8 @@ class ServerState final : public storage::ExpiryListener {
   Propagation propagation{aof, replication};
   // RDB snapshots: SAVE, BGSAVE, the save points, the load at start.
   Snapshots snapshots{*this};
+  // MIGRATE's connections, kept between calls as Redis keeps them.
+  MigrateSockets migrate_sockets{random};
   // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE takes payloads whatever their CRC (Redis's
   // server.skip_checksum_validation).
   bool skip_checksum_validation = false;

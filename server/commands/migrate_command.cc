@@ -3,16 +3,8 @@
 // sent as RESTORE with its DUMP payload over a connection to the target, and deleted here once
 // the target has taken it (unless COPY). Like Redis, the exchange is synchronous and bounded by
 // `timeout` at each step: the loop waits on the target for at most that long per read or write.
-// Unlike Redis, no connection is kept between calls: each MIGRATE connects and selects anew.
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
+// The connection is kept for the next MIGRATE to the same target (persistence/migrate_sockets.h).
 #include <charconv>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -21,6 +13,7 @@
 #include "server/errors.h"
 #include "server/notify.h"
 #include "server/persistence/aof.h"
+#include "server/persistence/migrate_sockets.h"
 #include "server/server_state.h"
 
 namespace warden::server {
@@ -28,89 +21,6 @@ namespace warden::server {
 std::string DumpPayload(const storage::Entry& e, bool compress);
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-class TargetConnection {
- public:
-  ~TargetConnection() {
-    if (fd_ >= 0) close(fd_);
-  }
-
-  // A non-blocking connect bounded by `timeout_ms` (anetTcpNonBlockConnect, then a wait).
-  bool Connect(const std::string& host, const std::string& port, int timeout_ms) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0) return false;
-    for (addrinfo* a = found; a != nullptr && fd_ < 0; a = a->ai_next) {
-      const int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-      if (fd < 0) continue;
-      if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) {
-        // Writable is connected, as Redis's connBlockingConnect takes it: a refused connection
-        // then fails at the first write ("error or timeout writing to target instance").
-        pollfd p{fd, POLLOUT, 0};
-        if (poll(&p, 1, timeout_ms) == 1) {
-          fd_ = fd;
-          break;
-        }
-      }
-      close(fd);
-    }
-    freeaddrinfo(found);
-    return fd_ >= 0;
-  }
-
-  // syncWrite: all of `data`, each wait at most `timeout_ms`.
-  bool Write(std::string_view data, int timeout_ms) {
-    while (!data.empty()) {
-      const ssize_t n = send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n > 0) {
-        data.remove_prefix(static_cast<std::size_t>(n));
-        continue;
-      }
-      if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
-      if (!Wait(POLLOUT, timeout_ms)) return false;
-    }
-    return true;
-  }
-
-  // syncReadLine: one reply line without its CRLF.
-  bool ReadLine(std::string& line, int timeout_ms) {
-    line.clear();
-    for (;;) {
-      const std::size_t nl = buffer_.find("\r\n");
-      if (nl != std::string::npos) {
-        line.assign(buffer_, 0, nl);
-        buffer_.erase(0, nl + 2);
-        return true;
-      }
-      char chunk[4096];
-      const ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
-      if (n > 0) {
-        buffer_.append(chunk, static_cast<std::size_t>(n));
-        continue;
-      }
-      if (n == 0 || (errno != EAGAIN && errno != EINTR)) return false;
-      if (!Wait(POLLIN, timeout_ms)) {
-        timed_out_ = true;
-        return false;
-      }
-    }
-  }
-  bool timed_out() const { return timed_out_; }
-
- private:
-  bool Wait(short events, int timeout_ms) {
-    pollfd p{fd_, events, 0};
-    return poll(&p, 1, timeout_ms) == 1;
-  }
-
-  int fd_ = -1;
-  std::string buffer_;
-  bool timed_out_ = false;
-};
 
 void AppendBulkArray(std::string& out, std::initializer_list<std::string_view> words) {
   std::vector<std::string_view> argv(words);
@@ -186,18 +96,8 @@ void MigrateCommand(CommandContext& ctx) {
     return;
   }
 
-  std::string request;
-  if (has_password) {
-    if (!username.empty()) {
-      AppendBulkArray(request, {"AUTH", username, password});
-    } else {
-      AppendBulkArray(request, {"AUTH", password});
-    }
-  }
-  char db_text[24];
-  const auto [db_end, db_ec] = std::to_chars(db_text, db_text + sizeof db_text, dbid);
-  AppendBulkArray(
-      request, {"SELECT", std::string_view(db_text, static_cast<std::size_t>(db_end - db_text))});
+  // The RESTOREs, once; each attempt prefixes its own AUTH and SELECT.
+  std::string restores;
   std::vector<std::string_view> sent;
   for (const std::string_view key : keys) {
     const storage::Entry* e = keyspace.Peek(key);
@@ -212,78 +112,119 @@ void MigrateCommand(CommandContext& ctx) {
     const std::string payload = DumpPayload(*e, ctx.server.config.rdbcompression);
     const std::string_view ttl_view(ttl_text, static_cast<std::size_t>(ttl_end - ttl_text));
     if (replace) {
-      AppendBulkArray(request, {"RESTORE", key, ttl_view, payload, "REPLACE"});
+      AppendBulkArray(restores, {"RESTORE", key, ttl_view, payload, "REPLACE"});
     } else {
-      AppendBulkArray(request, {"RESTORE", key, ttl_view, payload});
+      AppendBulkArray(restores, {"RESTORE", key, ttl_view, payload});
     }
     sent.push_back(key);
   }
 
-  // Redis retries once on a fresh connection when nothing was answered and no wait timed out
-  // (its cached connection may have gone stale); a fresh connection each time needs no retry.
-  TargetConnection target;
-  if (!target.Connect(std::string(ctx.arg(1)), std::string(ctx.arg(2)), timeout_ms)) {
-    ctx.reply.Error("IOERR error or timeout connecting to the client");
-    return;
-  }
-  if (!target.Write(request, timeout_ms)) {
-    ctx.reply.Error("IOERR error or timeout writing to target instance");
-    return;
-  }
-  std::string auth_reply;
-  std::string select_reply;
-  if ((has_password && !target.ReadLine(auth_reply, timeout_ms)) ||
-      !target.ReadLine(select_reply, timeout_ms)) {
-    ctx.reply.Error("IOERR error or timeout reading from target instance");
-    return;
-  }
-  bool error_from_target = false;
-  bool socket_error = false;
-  std::vector<std::string_view> deleted = {"DEL"};
-  std::string line;
-  for (const std::string_view key : sent) {
-    if (!target.ReadLine(line, timeout_ms)) {
-      socket_error = true;
-      break;
+  MigrateSockets& sockets = ctx.server.migrate_sockets;
+  const std::string_view host = ctx.arg(1);
+  const std::string_view port = ctx.arg(2);
+  // As Redis: a cached connection may have gone stale, so a failure before the target answered
+  // any RESTORE, other than a timeout, is tried once more on a new connection.
+  bool may_retry = true;
+  for (;;) {
+    MigrateSocket* socket = sockets.Get(host, port, timeout_ms, ctx.now_ms);
+    if (socket == nullptr) {
+      ctx.reply.Error("IOERR error or timeout connecting to the client");
+      return;
     }
-    const bool failed = (has_password && !auth_reply.empty() && auth_reply[0] == '-') ||
-                        (!select_reply.empty() && select_reply[0] == '-') ||
-                        (!line.empty() && line[0] == '-');
-    if (failed) {
-      if (!error_from_target) {
-        error_from_target = true;
-        std::string_view text = line;
-        if (has_password && !auth_reply.empty() && auth_reply[0] == '-') {
-          text = auth_reply;
-        } else if (!select_reply.empty() && select_reply[0] == '-') {
-          text = select_reply;
+    const bool select = socket->last_dbid != dbid;
+    std::string prefix;
+    if (has_password) {
+      if (!username.empty()) {
+        AppendBulkArray(prefix, {"AUTH", username, password});
+      } else {
+        AppendBulkArray(prefix, {"AUTH", password});
+      }
+    }
+    if (select) {
+      char db_text[24];
+      const auto [db_end, db_ec] = std::to_chars(db_text, db_text + sizeof db_text, dbid);
+      AppendBulkArray(prefix, {"SELECT", std::string_view(
+                                             db_text, static_cast<std::size_t>(db_end - db_text))});
+    }
+    std::string auth_reply;
+    std::string select_reply;
+    const bool write_error =
+        !socket->Write(prefix, timeout_ms) || !socket->Write(restores, timeout_ms);
+    if (write_error || (has_password && !socket->ReadLine(auth_reply, timeout_ms)) ||
+        (select && !socket->ReadLine(select_reply, timeout_ms))) {
+      const bool timed_out = socket->timed_out();
+      sockets.Close(host, port);
+      if (!timed_out && may_retry) {
+        may_retry = false;
+        continue;
+      }
+      ctx.reply.Error(write_error ? "IOERR error or timeout writing to target instance"
+                                  : "IOERR error or timeout reading from target instance");
+      return;
+    }
+
+    bool error_from_target = false;
+    bool socket_error = false;
+    std::vector<std::string_view> deleted = {"DEL"};
+    std::string line;
+    std::size_t answered = 0;
+    for (; answered < sent.size(); ++answered) {
+      const std::string_view key = sent[answered];
+      if (!socket->ReadLine(line, timeout_ms)) {
+        socket_error = true;
+        break;
+      }
+      const bool failed = (has_password && !auth_reply.empty() && auth_reply[0] == '-') ||
+                          (select && !select_reply.empty() && select_reply[0] == '-') ||
+                          (!line.empty() && line[0] == '-');
+      if (failed) {
+        if (!error_from_target) {
+          error_from_target = true;
+          // The database it selected is no longer known.
+          socket->last_dbid = -1;
+          std::string_view text = line;
+          if (has_password && !auth_reply.empty() && auth_reply[0] == '-') {
+            text = auth_reply;
+          } else if (select && !select_reply.empty() && select_reply[0] == '-') {
+            text = select_reply;
+          }
+          ctx.reply.Error({"ERR Target instance replied with error: ", text.substr(1)});
         }
-        ctx.reply.Error({"ERR Target instance replied with error: ", text.substr(1)});
+        continue;
       }
-      continue;
-    }
-    if (!copy) {
-      if (storage::Entry* e = keyspace.Find(key, ctx.now_ms)) {
-        keyspace.Erase(e);
-        Notify(ctx, notify::kGeneric, "del", key);
+      if (!copy) {
+        if (storage::Entry* e = keyspace.Find(key, ctx.now_ms)) {
+          keyspace.Erase(e);
+          Notify(ctx, notify::kGeneric, "del", key);
+        }
+        deleted.push_back(key);
       }
-      deleted.push_back(key);
     }
-  }
-  // Propagated as the DEL of the keys the target took, as Redis rewrites it.
-  if (ctx.server.propagation.active()) {
-    if (deleted.size() > 1) {
-      ctx.server.propagation.Replace(std::span<const std::string_view>(deleted));
-    } else {
-      ctx.server.propagation.Suppress();
+    if (socket_error) {
+      const bool retry = !error_from_target && answered == 0 && may_retry && !socket->timed_out();
+      sockets.Close(host, port);
+      if (retry) {
+        may_retry = false;
+        continue;
+      }
     }
-  }
-  if (error_from_target) return;
-  if (socket_error) {
-    ctx.reply.Error("IOERR error or timeout reading from target instance");
+    // Propagated as the DEL of the keys the target took, as Redis rewrites it.
+    if (ctx.server.propagation.active()) {
+      if (deleted.size() > 1) {
+        ctx.server.propagation.Replace(std::span<const std::string_view>(deleted));
+      } else {
+        ctx.server.propagation.Suppress();
+      }
+    }
+    if (error_from_target) return;
+    if (socket_error) {
+      ctx.reply.Error("IOERR error or timeout reading from target instance");
+      return;
+    }
+    socket->last_dbid = dbid;
+    ctx.reply.Ok();
     return;
   }
-  ctx.reply.Ok();
 }
 
 }  // namespace warden::server

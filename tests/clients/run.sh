@@ -289,6 +289,8 @@ for suite in "${suites[@]}"; do
         --junitxml="$results/acl.xml" "$here/python/test_acl.py"
       run_suite rdb-versions 90 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/rdb-versions.xml" "$here/python/test_rdb_versions.py"
+      run_suite migrate 60 "$py" -m pytest -q -p no:cacheprovider \
+        --junitxml="$results/migrate.xml" "$here/python/test_migrate_sockets.py"
       run_suite replication 120 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/replication.xml" "$here/python/test_replication.py" \
         "$here/python/test_replication_interface.py"
