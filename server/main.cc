@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   Logger log(ParseLogLevel(config.loglevel), config.logfile);
+  if (config.syslog_enabled)
+    log.OpenSyslog(config.syslog_ident, SyslogFacility(config.syslog_facility));
   const std::string pidfile =
       config.pidfile.empty() && config.daemonize ? std::string(kDefaultPidFile) : config.pidfile;
   const bool systemd = SupervisedBySystemd(config.supervised);

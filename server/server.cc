@@ -307,12 +307,40 @@ std::optional<std::string> Server::ListenUnix() {
   return std::nullopt;
 }
 
+namespace {
+
+// warden's own logo, a padlock, where Redis prints its own (redisAsciiArt).
+constexpr char kLogo[] =
+    "\n"
+    "        .-------.\n"
+    "       / .-----. \\\n"
+    "       | |     | |        warden %.*s (Redis %.*s compatible)\n"
+    "     .-'-'-----'-'-.\n"
+    "     |     .-.     |      Running in standalone mode\n"
+    "     |     '.'     |      Port: %d\n"
+    "     |      |      |      PID: %d\n"
+    "     '-------------'\n"
+    "\n";
+
+}  // namespace
+
 void Server::LogBanner() {
   const Config& c = state_.config;
   log_.Log(LogLevel::kNotice, "warden %.*s (Redis %.*s compatible) starting, pid=%d",
            static_cast<int>(kWardenVersion.size()), kWardenVersion.data(),
            static_cast<int>(kRedisVersion.size()), kRedisVersion.data(),
            static_cast<int>(getpid()));
+  // As Redis: on a terminal that the log goes to, or whenever always-show-logo says so.
+  if ((!c.syslog_enabled && c.logfile.empty() && isatty(STDOUT_FILENO) != 0) ||
+      c.always_show_logo) {
+    char logo[sizeof(kLogo) + 64];
+    const int n = std::snprintf(logo, sizeof(logo), kLogo, static_cast<int>(kWardenVersion.size()),
+                                kWardenVersion.data(), static_cast<int>(kRedisVersion.size()),
+                                kRedisVersion.data(), c.port != 0 ? c.port : c.tls_port,
+                                static_cast<int>(getpid()));
+    log_.LogRaw(LogLevel::kNotice,
+                std::string_view(logo, std::min(static_cast<std::size_t>(n), sizeof(logo) - 1)));
+  }
   if (c.config_file.empty()) {
     log_.Log(LogLevel::kNotice,
              "Configuration loaded: no config file, the defaults and the "
@@ -402,6 +430,11 @@ std::optional<std::string> Server::Start() {
   state_.info_metrics.startup_bytes = UsedMemory(state_);
   state_.info_metrics.NotePeak(state_.info_metrics.startup_bytes);
   log_.Log(LogLevel::kNotice, "Ready to accept connections");
+  // As Redis's main, once ready (a failure is logged, and the server runs on).
+  if (!OomValuesRise(state_.config.oom_score_adj_values)) {
+    log_.Log(LogLevel::kWarning, "%s", kOomValuesMayNotWork);
+  }
+  state_.AdjustOomScore();
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 
 #include "server/debug/debug_controls.h"
 #include "server/eviction.h"
+#include "server/log.h"
 #include "server/scripting/script_engine.h"
 #include "server/stats/memory_meter.h"
 
@@ -46,6 +47,20 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
 }
 
 ServerState::~ServerState() = default;
+
+void ServerState::EnterForkedChild() {
+  if (log != nullptr) log->EnterChild();
+  AdjustOomScore(/*child=*/true);
+}
+
+bool ServerState::AdjustOomScore(bool child) {
+  const OomClass cls = child                             ? OomClass::kChild
+                       : config.repl.master_host.empty() ? OomClass::kMaster
+                                                         : OomClass::kReplica;
+  const auto error = oom_score.Apply(config.oom_score_adj, config.oom_score_adj_values, cls);
+  if (error && log != nullptr) log->Log(LogLevel::kWarning, "%s", error->c_str());
+  return !error;
+}
 
 void ServerState::ResetStats() {
   const std::uint64_t expired = dbs.expired_keys();

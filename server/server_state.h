@@ -16,6 +16,7 @@
 #include "server/config/config.h"
 #include "server/eviction.h"
 #include "server/monitor.h"
+#include "server/oom_score_adj.h"
 #include "server/persistence/aof.h"
 #include "server/persistence/migrate_sockets.h"
 #include "server/persistence/propagation.h"
@@ -164,6 +165,9 @@ class ServerState final : public storage::ExpiryListener {
   bool skip_checksum_validation = false;
   // While the append-only file loads (Redis's server.loading): no eviction, no propagation.
   bool loading = false;
+  // The OOM killer's score (oom-score-adj): set at start, on CONFIG SET, when the role changes
+  // and in each forked child, through AdjustOomScore.
+  OomScoreAdjuster oom_score;
 
   // What only a test double uses (server/debug/debug_controls.h). Declared last: its snapshots
   // go before the databases whose pool and reclaimer they use.
@@ -176,6 +180,12 @@ class ServerState final : public storage::ExpiryListener {
   // CONFIG RESETSTAT: what Redis's resetServerStats, resetCommandTableStats and
   // resetErrorTableStats clear. The slow log and the latency monitor's events stay.
   void ResetStats();
+  // Redis's setOOMScoreAdj: the score for a forked child (`child`), else for a master or a
+  // replica, as the role is now. A failure is logged; returns false then.
+  bool AdjustOomScore(bool child = false);
+  // A forked child's first step once it has closed what it does not need: its log lines are a
+  // child's (syslog connected anew), and so is its OOM score.
+  void EnterForkedChild();
 };
 
 }  // namespace warden::server

@@ -18,6 +18,9 @@ namespace warden::server {
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
 // tls-auth-clients: whether a TLS client must present a certificate the CA list verifies.
 enum class TlsAuthClients { kNo, kYes, kOptional };
+// oom-score-adj: whether the OOM killer's score is left as it is, set to oom-score-adj-values
+// added to the score at start, or set to them as they are (oom_score_adj.h).
+enum class OomScoreAdj { kNo, kRelative, kAbsolute };
 
 // 0 disables a limit. A client over the hard limit, or over the soft limit for longer than
 // soft_seconds, is disconnected.
@@ -57,7 +60,7 @@ struct ReplicationConfig {
 
 // The options Redis has and warden accepts without effect (inert_options.cc): each keeps its
 // value as CONFIG GET shows it, in Config::inert.
-inline constexpr std::size_t kInertOptionCount = 69;
+inline constexpr std::size_t kInertOptionCount = 63;
 std::array<std::string, kInertOptionCount> InertDefaults();
 
 struct Config {
@@ -144,6 +147,12 @@ struct Config {
   std::int64_t lfu_log_factor = 10;
   std::int64_t lfu_decay_time = 1;
   std::string logfile;
+  // Every log line to syslog(3) too, under this ident and facility (user, local0 ... local7).
+  bool syslog_enabled = false;
+  std::string syslog_ident = "redis";
+  std::string syslog_facility = "local0";
+  // The ASCII logo at start even when stdout is no terminal or a log file is set.
+  bool always_show_logo = false;
   std::string port_file;
   // The seed option: a number, or nullopt for `random`. With random, the server draws one at
   // start and keeps it in seed_drawn, which CONFIG GET shows (CONFIG REWRITE writes `random`).
@@ -201,6 +210,10 @@ struct Config {
   std::string enable_protected_configs = "no";
   // "systemd" (or "auto" under systemd): readiness is told to the service manager.
   std::string supervised = "no";
+  // The OOM killer's score: how it is set, and its values for a master, a replica and a forked
+  // child (Redis's oom-score-adj and oom-score-adj-values).
+  OomScoreAdj oom_score_adj = OomScoreAdj::kNo;
+  std::array<int, 3> oom_score_adj_values = {0, 200, 800};
   std::array<std::string, kInertOptionCount> inert = InertDefaults();
 };
 

@@ -184,21 +184,8 @@ std::string RewriteNotifyKeyspaceEvents(const Config& c) {
 }
 
 constexpr std::string_view kDebugPolicies[] = {"no", "yes", "local"};
-
-ConfigSetResult SetEnableDebugCommand(Config& c, Words a) {
-  std::string value;
-  if (auto err = SetEnum(a[0], kDebugPolicies, value)) return err;
-  c.enable_debug_command = value == "yes"     ? DebugCommandPolicy::kYes
-                           : value == "local" ? DebugCommandPolicy::kLocal
-                                              : DebugCommandPolicy::kNo;
-  return std::nullopt;
-}
-
-std::string GetEnableDebugCommand(const Config& c) {
-  return c.enable_debug_command == DebugCommandPolicy::kYes     ? "yes"
-         : c.enable_debug_command == DebugCommandPolicy::kLocal ? "local"
-                                                                : "no";
-}
+constexpr DebugCommandPolicy kDebugPolicyValues[] = {
+    DebugCommandPolicy::kNo, DebugCommandPolicy::kYes, DebugCommandPolicy::kLocal};
 
 // Redis's setConfigSaveOption: "" empties the schedule; otherwise "<seconds> <changes>" pairs,
 // seconds at least 1. A config file's or the command line's save lines add up (the first
@@ -341,6 +328,33 @@ std::string GetSeed(const Config& c) {
 }
 std::string RewriteSeed(const Config& c) { return c.seed ? std::to_string(*c.seed) : "random"; }
 
+constexpr std::string_view kOomScoreAdjNames[] = {"no", "yes", "relative", "absolute"};
+constexpr OomScoreAdj kOomScoreAdjValues[] = {OomScoreAdj::kNo, OomScoreAdj::kRelative,
+                                              OomScoreAdj::kRelative, OomScoreAdj::kAbsolute};
+
+// Redis's setConfigOOMScoreAdjValuesOption: three numbers as strtoll reads them ("+5", and ""
+// for 0, are numbers), each within [-2000, 2000].
+ConfigSetResult SetOomScoreAdjValues(Config& c, Words a) {
+  if (a.size() != 3) return "wrong number of arguments";
+  std::array<int, 3> values{};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string word(a[i]);
+    char* end = nullptr;
+    const long long value = std::strtoll(word.c_str(), &end, 10);
+    if (*end != '\0' || value < -2000 || value > 2000) {
+      return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+    }
+    values[i] = static_cast<int>(value);
+  }
+  c.oom_score_adj_values = values;
+  return std::nullopt;
+}
+
+std::string GetOomScoreAdjValues(const Config& c) {
+  const auto& v = c.oom_score_adj_values;
+  return std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]);
+}
+
 // --- What a CONFIG SET must do besides changing the value -------------------------------------
 
 // port and bind take effect at once, as in Redis: the listeners are replaced.
@@ -375,6 +389,19 @@ ConfigSetResult ApplyActiveExpireEffort(ServerState& s) {
 ConfigSetResult ApplyLoglevel(ServerState& s) {
   if (s.log != nullptr) s.log->set_level(ParseLogLevel(s.config.loglevel));
   return std::nullopt;
+}
+
+// Redis's updateOOMScoreAdj: the score changes at once.
+ConfigSetResult ApplyOomScoreAdj(ServerState& s) {
+  if (s.AdjustOomScore()) return std::nullopt;
+  return "Failed to set current oom_score_adj. Check server logs.";
+}
+
+ConfigSetResult ApplyOomScoreAdjValues(ServerState& s) {
+  if (!OomValuesRise(s.config.oom_score_adj_values) && s.log != nullptr) {
+    s.log->Log(LogLevel::kWarning, "%s", kOomValuesMayNotWork);
+  }
+  return ApplyOomScoreAdj(s);
 }
 
 ConfigSetResult ApplyEviction(ServerState& s) {
@@ -481,8 +508,8 @@ const ConfigOption kSecurityOptions[] = {
             SetAclPubsubDefault, GetAclPubsubDefault, GetAclPubsubDefault, ApplyAclPubsubDefault),
     Enum<F<&Config::enable_protected_configs>, kDebugPolicies>(
         "enable-protected-configs", kImm, "CONFIG SET of dir, dbfilename ...: no|yes|local"),
-    Special("enable-debug-command", kImm, "DEBUG and its test controls: no|yes|local",
-            SetEnableDebugCommand, GetEnableDebugCommand, GetEnableDebugCommand),
+    EnumClass<F<&Config::enable_debug_command>, kDebugPolicies, kDebugPolicyValues>(
+        "enable-debug-command", kImm, "DEBUG and its test controls"),
 };
 const ConfigOption kBackgroundOptions[] = {
     Special("hz", 0, "background tasks per second (1..500)", SetHz, GetHz, GetHz),
@@ -542,6 +569,12 @@ const ConfigOption kMemoryOptions[] = {
 const ConfigOption kLoggingOptions[] = {
     Enum<F<&Config::loglevel>, kLogLevels>("loglevel", 0, "log verbosity", ApplyLoglevel),
     String<F<&Config::logfile>>("logfile", kImm, "log here instead of stdout"),
+    Bool<F<&Config::syslog_enabled>>("syslog-enabled", kImm, "log to syslog too"),
+    String<F<&Config::syslog_ident>>("syslog-ident", kImm, "the ident syslog's lines carry"),
+    Enum<F<&Config::syslog_facility>, kSyslogFacilities>("syslog-facility", kImm,
+                                                         "the facility they go to"),
+    Bool<F<&Config::always_show_logo>>("always-show-logo", kImm,
+                                       "the logo at start, not only on a terminal"),
     Int<F<&Config::slowlog_log_slower_than_us>, -1, kLongMax>(
         "slowlog-log-slower-than", 0, "us a command takes to enter the slow log (-1: off)"),
     Int<F<&Config::slowlog_max_len>, 0, kLongMax>("slowlog-max-len", 0, "slow log length"),
@@ -592,6 +625,11 @@ const ConfigOption kServiceOptions[] = {
     String<F<&Config::pidfile>>("pidfile", kImm, "write the pid here (daemonized: always)"),
     Enum<F<&Config::supervised>, kSupervised>("supervised", kImm,
                                               "systemd: tell systemd when ready (sd_notify)"),
+    EnumClass<F<&Config::oom_score_adj>, kOomScoreAdjNames, kOomScoreAdjValues>(
+        "oom-score-adj", 0, "set the OOM killer's score (yes: relative)", ApplyOomScoreAdj),
+    Special("oom-score-adj-values", kConfigMultiWord,
+            "its values for a master, a replica and a forked child", SetOomScoreAdjValues,
+            GetOomScoreAdjValues, GetOomScoreAdjValues, ApplyOomScoreAdjValues),
 };
 const ConfigOption kNoClusterOptions[] = {
     Special("cluster-enabled", kImm, "only no: warden has no cluster mode", SetOnlyNo<kNoCluster>,

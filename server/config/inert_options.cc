@@ -27,7 +27,6 @@ enum class Form : std::uint8_t {
   kEnum,
   kString,
   kShutdownFlags,    // shutdown-on-sigint/-sigterm: any of default|save|nosave|now|force
-  kOomValues,        // oom-score-adj-values: three integers
   kMemoryOrPercent,  // maxmemory-clients: bytes, or N% of maxmemory
 };
 
@@ -43,10 +42,7 @@ struct InertSpec {
   std::string_view help;
 };
 
-constexpr std::string_view kFacilities[] = {"user",   "local0", "local1", "local2", "local3",
-                                            "local4", "local5", "local6", "local7"};
 constexpr std::string_view kProtectedAction[] = {"no", "yes", "local"};
-constexpr std::string_view kOomScoreAdj[] = {"no", "yes", "relative", "absolute"};
 constexpr std::string_view kEndpointTypes[] = {"ip", "hostname", "unknown-endpoint"};
 constexpr std::string_view kPropagationError[] = {"ignore", "panic", "panic-on-replicas"};
 constexpr std::string_view kShutdownFlags[] = {"default", "save", "nosave", "now", "force"};
@@ -76,7 +72,6 @@ constexpr InertSpec kInert[] = {
      {},
      "yes",
      "warden's tables always rehash incrementally"},
-    {"always-show-logo", {}, Form::kBool, true, 0, 0, {}, "no", "warden prints no logo"},
     {"aof-disable-auto-gc",
      {},
      Form::kBool,
@@ -243,24 +238,6 @@ constexpr InertSpec kInert[] = {
      {},
      "no",
      "the append-only file syncs during rewrites too"},
-    {"oom-score-adj",
-     {},
-     Form::kEnum,
-     false,
-     0,
-     0,
-     kOomScoreAdj,
-     "no",
-     "the OOM killer's score is left as set"},
-    {"oom-score-adj-values",
-     {},
-     Form::kOomValues,
-     false,
-     -2000,
-     2000,
-     {},
-     "0 200 800",
-     "the OOM killer's score is left as set"},
     {"proc-title-template",
      {},
      Form::kString,
@@ -309,17 +286,6 @@ constexpr InertSpec kInert[] = {
      "default",
      "SIGTERM shuts down as SHUTDOWN does"},
     {"socket-mark-id", {}, Form::kInt, true, 0, kUintMax, {}, "0", "sockets are not marked"},
-    {"syslog-enabled", {}, Form::kBool, true, 0, 0, {}, "no", "warden logs to its log file"},
-    {"syslog-facility",
-     {},
-     Form::kEnum,
-     true,
-     0,
-     0,
-     kFacilities,
-     "local0",
-     "warden logs to its log file"},
-    {"syslog-ident", {}, Form::kString, true, 0, 0, {}, "redis", "warden logs to its log file"},
     {"tls-client-cert-file",
      {},
      Form::kString,
@@ -381,22 +347,6 @@ constexpr bool IsHidden(std::string_view name) {
     if (h == name) return true;
   }
   return false;
-}
-
-// Redis's setConfigOOMScoreAdjValuesOption and getter: "0 200 800".
-SetResult SetOomValues(std::string& out, Words w) {
-  if (w.size() != 3) return "wrong number of arguments";
-  std::string text;
-  for (std::string_view v : w) {
-    std::int64_t n = 0;
-    if (!protocol::ParseStrictInt64(v, n) || n < -2000 || n > 2000) {
-      return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
-    }
-    if (!text.empty()) text += ' ';
-    text += std::to_string(n);
-  }
-  out = std::move(text);
-  return std::nullopt;
 }
 
 // An enum of flags (MULTI_ARG_CONFIG): CONFIG GET names the set flags in table order.
@@ -464,8 +414,7 @@ SetResult SetInert(const InertSpec& spec, std::string& out, Words w) {
     case Form::kEnum: {
       std::string name;
       if (auto error = config_values::SetEnum(w[0], spec.choices, name)) return error;
-      // Redis shows an enum value by the first name of its number: "relative" is "yes".
-      out = name == "relative" ? "yes" : name;
+      out = name;
       return std::nullopt;
     }
     case Form::kString:
@@ -473,8 +422,6 @@ SetResult SetInert(const InertSpec& spec, std::string& out, Words w) {
       return std::nullopt;
     case Form::kShutdownFlags:
       return SetShutdownFlags(out, w);
-    case Form::kOomValues:
-      return SetOomValues(out, w);
   }
   return std::nullopt;
 }
@@ -512,7 +459,7 @@ constexpr ConfigKind KindOf(Form form) {
 template <std::size_t I>
 constexpr ConfigOption InertRow() {
   constexpr const InertSpec& spec = kInert[I];
-  constexpr bool multi = spec.form == Form::kShutdownFlags || spec.form == Form::kOomValues;
+  constexpr bool multi = spec.form == Form::kShutdownFlags;
   return {spec.name,
           spec.alias,
           KindOf(spec.form),

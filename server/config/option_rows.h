@@ -9,6 +9,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -107,6 +108,39 @@ constexpr ConfigOption Enum(std::string_view name, std::uint32_t flags, std::str
           [](Config& c, Words w) { return config_values::SetEnum(w[0], Names, F::Of(c)); },
           [](const Config& c) { return F::Of(c); },
           [](const Config& c) { return F::Of(c); },
+          apply};
+}
+
+// An enum class field: the i-th of `Names` (any case) sets the i-th of `Values`, and CONFIG GET
+// shows a value by its first name, as Redis's configEnumGetName does (oom-score-adj's relative
+// is "yes").
+template <typename F, const auto& Names, const auto& Values>
+constexpr ConfigOption EnumClass(std::string_view name, std::uint32_t flags, std::string_view help,
+                                 Apply apply = nullptr) {
+  static_assert(std::size(Names) == std::size(Values));
+  constexpr auto get = [](const Config& c) {
+    std::size_t i = 0;
+    while (i + 1 < std::size(Values) && Values[i] != F::Of(c)) ++i;
+    return std::string(Names[i]);
+  };
+  return {name,
+          {},
+          ConfigKind::kEnum,
+          flags,
+          0,
+          0,
+          Names,
+          help,
+          [](Config& c, Words w) -> ConfigSetResult {
+            std::string chosen;
+            if (auto error = config_values::SetEnum(w[0], Names, chosen)) return error;
+            std::size_t i = 0;
+            while (Names[i] != chosen) ++i;
+            F::Of(c) = Values[i];
+            return std::nullopt;
+          },
+          get,
+          get,
           apply};
 }
 

@@ -17,21 +17,8 @@ using namespace option_rows;    // NOLINT(build/namespaces)
 constexpr std::string_view kUpdateFailed = "Unable to update TLS configuration. Check server logs.";
 constexpr std::array<std::string_view, 3> kAuthClients = {"no", "yes", "optional"};
 
-std::string AuthClientsName(const Config& c) {
-  const TlsAuthClients a = c.tls_auth_clients;
-  return std::string(kAuthClients[a == TlsAuthClients::kNo    ? 0
-                                  : a == TlsAuthClients::kYes ? 1
-                                                              : 2]);
-}
-
-ConfigSetResult SetAuthClients(Config& c, Words w) {
-  std::string name;
-  if (auto err = SetEnum(w[0], kAuthClients, name)) return err;
-  c.tls_auth_clients = name == "no"    ? TlsAuthClients::kNo
-                       : name == "yes" ? TlsAuthClients::kYes
-                                       : TlsAuthClients::kOptional;
-  return std::nullopt;
-}
+constexpr TlsAuthClients kAuthClientsValues[] = {TlsAuthClients::kNo, TlsAuthClients::kYes,
+                                                 TlsAuthClients::kOptional};
 
 // A new context from the options as they now are; connections already open keep theirs.
 ConfigSetResult Reconfigure(ServerState& s) {
@@ -80,8 +67,8 @@ const ConfigOption kTlsOptions[] = {
     String<F<&Config::tls_ciphersuites>>("tls-ciphersuites", 0, "TLS 1.3 cipher suites",
                                          ApplyTlsConfig),
     // As in Redis, changing it rebuilds nothing: each new connection reads it.
-    Special("tls-auth-clients", 0, "must a client present a certificate: no|yes|optional",
-            SetAuthClients, AuthClientsName, AuthClientsName),
+    EnumClass<F<&Config::tls_auth_clients>, kAuthClients, kAuthClientsValues>(
+        "tls-auth-clients", 0, "must a client present a certificate"),
     Bool<F<&Config::tls_prefer_server_ciphers>>("tls-prefer-server-ciphers", 0,
                                                 "the server's cipher order first", ApplyTlsConfig),
     Bool<F<&Config::tls_session_caching>>("tls-session-caching", 0, "resume TLS sessions",

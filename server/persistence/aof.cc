@@ -404,6 +404,7 @@ std::optional<std::string> Aof::ForkRewrite() {
     // It needs none of the parent's descriptors, and holding the listening socket would keep a
     // restarted server from binding the port while the child runs on.
     close_range(3, ~0U, 0);
+    server_.EnterForkedChild();
     const int fd = open(rewrite_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     bool ok = fd >= 0;
     if (ok && rewrite_rdb_) {

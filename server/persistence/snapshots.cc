@@ -173,7 +173,7 @@ std::optional<std::string> Snapshots::StartBackgroundSave() {
     // The child: the data set as it is at this instant. It needs none of the parent's
     // descriptors, and a listening socket held by it would keep a restarted server off its port.
     close_range(3, ~0U, 0);
-    if (server_.log != nullptr) server_.log->set_role('C');
+    server_.EnterForkedChild();
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     const auto err = SaveRdbFile(server_, path, SaveOptions());

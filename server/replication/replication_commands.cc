@@ -339,6 +339,7 @@ void Replication::PromoteToMaster() {
   // repl-backlog-ttl counts from the promotion (Redis's replicationUnsetMaster).
   no_replicas_since_ms_ = MonotonicMs();
   UpdateFeeding();
+  server_.AdjustOomScore();
 }
 
 void Replication::BecomeReplicaOf(const std::string& host, int port) {
@@ -351,6 +352,7 @@ void Replication::BecomeReplicaOf(const std::string& host, int port) {
   StartLink(host, port);
   link_->CacheMaster(cached_id, cached_offset);
   DisconnectBlockedClients();
+  server_.AdjustOomScore();
 }
 
 void Replication::ReplicaofCommand(Session& session, std::span<const std::string_view> args,

@@ -57,7 +57,6 @@ std::unique_ptr<SyncJob> SyncJob::Start(Replication& repl, bool to_socket,
     return nullptr;
   }
   if (pid == 0) {
-    if (server.log != nullptr) server.log->set_role('C');
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     if (to_socket) {
@@ -65,10 +64,12 @@ std::unique_ptr<SyncJob> SyncJob::Start(Replication& repl, bool to_socket,
       const int w = pipe_fds[1];
       close_range(3, static_cast<unsigned>(w - 1), 0);
       close_range(static_cast<unsigned>(w + 1), ~0U, 0);
+      server.EnterForkedChild();
       const int err = WriteRdbToFd(server, w, options);
       _exit(err == 0 ? 0 : 1);
     }
     close_range(3, ~0U, 0);
+    server.EnterForkedChild();
     const auto err = SaveRdbFile(server, job->path_, options);
     _exit(err ? 1 : 0);
   }

@@ -114,10 +114,8 @@ void EvalDebugged(CommandContext& ctx, void (*eval)(CommandContext&)) {
     signal(SIGTERM, SIG_IGN);
     signal(SIGINT, SIG_IGN);
     CloseOtherSockets(fd);
-    if (log != nullptr) {
-      log->set_role('C');
-      log->Log(LogLevel::kWarning, "Redis forked for debugging eval");
-    }
+    server.EnterForkedChild();
+    if (log != nullptr) log->Log(LogLevel::kWarning, "Redis forked for debugging eval");
   } else if (log != nullptr) {
     log->Log(LogLevel::kWarning, "Redis synchronous debugging eval session started");
   }

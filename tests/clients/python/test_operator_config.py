@@ -9,6 +9,7 @@ with SHUTDOWN and waits on the PID INFO gave.
 
 import os
 import select
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -477,14 +478,15 @@ RENAMED_TRANSCRIPT = [
 
 
 def start_with_file(binary, text, work, name):
-    """A server started with a config file holding `text` after its port; returns (proc, port)."""
+    """A server started with a config file holding `text` after its port; returns (proc, port)
+    and keeps what it logged up to ready in proc.start_log."""
     port = free_port()
     path = os.path.join(work, name + ".conf")
     with open(path, "w") as f:
         f.write("port %d\nsave \"\"\nappendonly no\n%s" % (port, text))
     proc = subprocess.Popen([binary, path], cwd=work, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    read_until(proc, "Ready to accept connections")
+    proc.start_log = read_until(proc, "Ready to accept connections")
     return proc, port
 
 
@@ -578,3 +580,161 @@ def test_config_get_seed_shows_the_seed_drawn_at_start():
     assert "* Seed %s (drawn at start: --seed repeats" % seed in start
     # A rewrite does not pin the seed.
     assert "seed random\n" in rewritten and "seed " + seed not in rewritten
+
+
+def oom_score(pid):
+    with open("/proc/%d/oom_score_adj" % pid) as f:
+        return int(f.read())
+
+
+def child_oom_score(pid):
+    """The score of `pid`'s forked child once the child has set its own (it differs)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            children = f.read().split()
+        if children:
+            score = oom_score(int(children[0]))
+            if score != oom_score(pid) or time.monotonic() > deadline:
+                return score
+        assert time.monotonic() < deadline, "no child after BGSAVE"
+        select_wait(0.01)
+
+
+def oom_transcript(binary, work, base):
+    """oom-score-adj's steps on one server: each CONFIG SET's reply and the score after it,
+    then a BGSAVE child's score."""
+    top = min(base + 250, 1000)
+    proc, port = start_with_file(binary, 'oom-score-adj yes\noom-score-adj-values "100 300 900"\n',
+                                 work, os.path.basename(binary))
+    try:
+        steps = []
+        with Conn(port) as c:
+            # Served after the server set its score, which it does once it is ready.
+            assert c.call("PING") == b"+PONG\r\n"
+            steps.append((None, oom_score(proc.pid)))
+            for name, value in (("oom-score-adj-values", "%d 300 900" % top),
+                                ("oom-score-adj", "absolute"),
+                                ("oom-score-adj-values", "1 2"),
+                                ("oom-score-adj", "no"),
+                                ("oom-score-adj", "relative"),
+                                ("oom-score-adj-values", "0 0 50"),
+                                # Keeps the BGSAVE child alive while its score is read.
+                                ("rdb-key-save-delay", "1000000")):
+                reply = c.call("CONFIG", "SET", name, value)
+                steps.append((reply, oom_score(proc.pid)))
+            assert c.call("SET", "k", "v") == b"+OK\r\n"
+            assert c.call("BGSAVE") == b"+Background saving started\r\n"
+            steps.append(("child", child_oom_score(proc.pid)))
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=WAIT_S)
+    return steps
+
+
+def test_oom_score_adj_sets_the_score_as_redis_server_does():
+    base = oom_score(os.getpid())
+    top = min(base + 250, 1000)
+    with tempfile.TemporaryDirectory(prefix="warden-oom-") as work:
+        redis_steps = oom_transcript("redis-server", work, base)
+        warden_steps = oom_transcript(warden_bin(), work, base)
+    assert warden_steps == redis_steps
+    # Raising the score and going back to the one at start need no privilege.
+    assert [score for _, score in warden_steps] == [
+        min(base + 100, 1000), min(base + top, 1000), top, top, base, min(base + top, 1000),
+        base, base, min(base + 50, 1000)]
+
+
+def test_always_show_logo_prints_the_logo_with_version_port_and_pid():
+    logs = {}
+    with tempfile.TemporaryDirectory(prefix="warden-logo-") as work:
+        for show in ("yes", "no"):
+            proc, port = start_with_file(warden_bin(), "always-show-logo %s\n" % show, work,
+                                         "logo-" + show)
+            proc.terminate()
+            proc.communicate(timeout=WAIT_S)
+            logs[show] = (proc.pid, port, proc.start_log)
+    pid, port, out = logs["yes"]
+    assert "warden " in out and "Running in standalone mode" in out
+    assert "     Port: %d\n" % port in out and "     PID: %d\n" % pid in out
+    # Redis's rule: without the option, only a terminal that the log goes to shows it.
+    assert "Running in standalone mode" not in logs["no"][2]
+
+
+def can_mount_a_log_socket():
+    """Whether this user may make a mount namespace (unshare -rm) to put a socket at /dev/log."""
+    try:
+        return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"],
+                              capture_output=True, timeout=WAIT_S).returncode == 0
+    except FileNotFoundError:
+        return False
+
+
+# Runs a command with /dev replaced by a directory holding the usual devices and, as /dev/log,
+# the test's own datagram socket: syslog(3) always writes to /dev/log.
+SANDBOX = """set -e
+dev="$1/dev"; shift
+mkdir -p "$dev"
+for d in null zero random urandom; do touch "$dev/$d"; mount --bind "/dev/$d" "$dev/$d"; done
+touch "$dev/log"
+mount --bind "$SYSLOG_SOCKET" "$dev/log"
+mount --rbind "$dev" /dev
+exec "$@"
+"""
+
+
+def syslog_lines(binary, work, ident):
+    """What `binary` sends to syslog from its start to its first verbose client line."""
+    name = os.path.basename(binary)
+    path = os.path.join(work, "syslog-" + name)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(WAIT_S)
+    port = free_port()
+    conf = os.path.join(work, name + ".conf")
+    with open(conf, "w") as f:
+        f.write("port %d\nsave \"\"\nloglevel verbose\nsyslog-enabled yes\nsyslog-ident %s\n"
+                "syslog-facility local4\n" % (port, ident))
+    sandbox_dir = os.path.join(work, "sandbox-" + name)
+    proc = subprocess.Popen(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", SANDBOX, "sandbox",
+         sandbox_dir, binary, conf], cwd=work, env=dict(os.environ, SYSLOG_SOCKET=path),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lines = []
+    try:
+        while not any("Ready to accept connections" in line for line in lines):
+            lines.append(sock.recv(65536).decode())
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as s:
+            s.sendall(b"PING\r\n")
+            assert s.recv(64) == b"+PONG\r\n"
+        while not any("Accepted 127.0.0.1:" in line for line in lines):
+            lines.append(sock.recv(65536).decode())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=WAIT_S)
+        sock.close()
+    return proc.pid, lines
+
+
+def syslog_line(lines, text):
+    """The one line holding `text`, without glibc's time stamp: (priority, ident[pid], message)."""
+    [line] = [line for line in lines if text in line]
+    priority, rest = line[1:].split(">", 1)
+    tag, message = rest[16:].split(": ", 1)
+    return int(priority), tag, message
+
+
+@pytest.mark.skipif(not can_mount_a_log_socket(), reason="needs unshare -rm for a /dev/log")
+def test_syslog_gets_each_line_at_its_level_as_from_redis_server():
+    ident = "warden-test-%d" % os.getpid()
+    seen = {}
+    with tempfile.TemporaryDirectory(prefix="warden-syslog-") as work:
+        for kind, binary in (("redis", shutil.which("redis-server")), ("warden", warden_bin())):
+            seen[kind] = syslog_lines(binary, work, ident)
+    local4 = 20 << 3
+    for kind, (pid, lines) in seen.items():
+        tag = "%s[%d]" % (ident, pid)
+        assert syslog_line(lines, "Ready to accept") == (
+            local4 | 5, tag, "Ready to accept connections"), kind  # LOG_NOTICE
+        priority, line_tag, message = syslog_line(lines, "Accepted 127.0.0.1:")
+        assert (priority, line_tag) == (local4 | 6, tag), kind  # LOG_INFO: verbose

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -648,27 +649,65 @@ std::string ValueOf(const Config& config, std::string_view name) {
 TEST(InertOptionsTest, RedisOptionsWithoutEffectKeepTheirValues) {
   Config config;
   EXPECT_EQ(ValueOf(config, "io-threads"), "1");
-  EXPECT_EQ(ValueOf(config, "oom-score-adj-values"), "0 200 800");
-  EXPECT_EQ(ValueOf(config, "syslog-ident"), "redis");
   EXPECT_EQ(ValueOf(config, "active-defrag-ignore-bytes"), "104857600");
   EXPECT_TRUE(InertOptionsSet(config).empty());
 
   EXPECT_FALSE(Apply(config, "io-threads", {"4"}).has_value());
-  EXPECT_FALSE(Apply(config, "oom-score-adj", {"relative"}).has_value());
-  EXPECT_FALSE(Apply(config, "oom-score-adj-values", {"0", "-100", "2000"}).has_value());
   EXPECT_FALSE(Apply(config, "active-defrag-ignore-bytes", {"200mb"}).has_value());
   EXPECT_FALSE(Apply(config, "maxmemory-clients", {"10%"}).has_value());
   EXPECT_FALSE(Apply(config, "shutdown-on-sigterm", {"now", "nosave"}).has_value());
   EXPECT_FALSE(Apply(config, "cluster-slave-no-failover", {"yes"}).has_value());
 
   EXPECT_EQ(ValueOf(config, "io-threads"), "4");
-  EXPECT_EQ(ValueOf(config, "oom-score-adj"), "yes");  // Redis names the value's first name
-  EXPECT_EQ(ValueOf(config, "oom-score-adj-values"), "0 -100 2000");
   EXPECT_EQ(ValueOf(config, "active-defrag-ignore-bytes"), "209715200");
   EXPECT_EQ(ValueOf(config, "maxmemory-clients"), "10%");
   EXPECT_EQ(ValueOf(config, "shutdown-on-sigterm"), "nosave now");
   EXPECT_EQ(ValueOf(config, "cluster-replica-no-failover"), "yes");
-  EXPECT_EQ(InertOptionsSet(config).size(), 7U);
+  EXPECT_EQ(InertOptionsSet(config).size(), 5U);
+}
+
+TEST(ApplyDirectiveTest, OomScoreAdjAndItsValues) {
+  Config config;
+  EXPECT_EQ(ValueOf(config, "oom-score-adj-values"), "0 200 800");
+
+  ASSERT_FALSE(Apply(config, "oom-score-adj", {"RELATIVE"}).has_value());
+  ASSERT_FALSE(Apply(config, "oom-score-adj-values", {"0", "-100", "2000"}).has_value());
+
+  EXPECT_EQ(config.oom_score_adj, OomScoreAdj::kRelative);
+  EXPECT_EQ(ValueOf(config, "oom-score-adj"), "yes");  // Redis names the value's first name
+  EXPECT_EQ(ValueOf(config, "oom-score-adj-values"), "0 -100 2000");
+  EXPECT_TRUE(InertOptionsSet(config).empty());
+}
+
+TEST(ApplyDirectiveTest, OomScoreAdjValuesAreReadAsStrtollReadsThem) {
+  Config config;
+
+  ASSERT_FALSE(Apply(config, "oom-score-adj-values", {"+5", "", "7"}).has_value());
+  EXPECT_EQ(config.oom_score_adj_values, (std::array<int, 3>{5, 0, 7}));
+
+  EXPECT_EQ(Apply(config, "oom-score-adj-values", {"1", "2"})->message,
+            "wrong number of arguments");
+  EXPECT_EQ(Apply(config, "oom-score-adj-values", {"1", "2", "2001"})->message,
+            "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+  EXPECT_EQ(Apply(config, "oom-score-adj", {"maybe"})->message,
+            "argument(s) must be one of the following: no, yes, relative, absolute");
+}
+
+TEST(ApplyDirectiveTest, SyslogOptions) {
+  Config config;
+  EXPECT_EQ(ValueOf(config, "syslog-ident"), "redis");
+  EXPECT_EQ(ValueOf(config, "syslog-facility"), "local0");
+
+  ASSERT_FALSE(Apply(config, "syslog-enabled", {"yes"}).has_value());
+  ASSERT_FALSE(Apply(config, "syslog-ident", {"lockd"}).has_value());
+  ASSERT_FALSE(Apply(config, "syslog-facility", {"LOCAL3"}).has_value());
+
+  EXPECT_TRUE(config.syslog_enabled);
+  EXPECT_EQ(config.syslog_ident, "lockd");
+  EXPECT_EQ(config.syslog_facility, "local3");
+  EXPECT_EQ(Apply(config, "syslog-facility", {"kern"})->message,
+            "argument(s) must be one of the following: user, local0, local1, local2, local3, "
+            "local4, local5, local6, local7");
 }
 
 TEST(InertOptionsTest, BadValuesGetRedisReasons) {
