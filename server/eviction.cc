@@ -41,7 +41,8 @@ void Evict(ServerState& server, const storage::EvictionVictim& victim) {
   if (e == nullptr) return;
   keyspace.EraseUnattributed(e);
   ++server.eviction.evicted_keys;
-  server.propagation.Add(victim.db, {"DEL", victim.key}, server.call.depth);
+  // At once, outside the running command's MULTI/EXEC, as an expiry's (notify.cc).
+  server.propagation.Add(victim.db, {"DEL", victim.key}, /*depth=*/0);
   NotifyKeyspaceEvent(server, notify::kEvicted, "evicted", victim.key, victim.db);
 }
 

@@ -128,10 +128,12 @@ void PublishKeyspaceEvent(ServerState& server, int type, std::string_view event,
   }
 }
 
+// The DEL goes out at once, before the effects of the command that found the key expired and
+// never inside their MULTI/EXEC, as Redis 7.0's propagateDeletion uses propagateNow.
 void ServerState::KeyExpired(int db, std::string_view key) {
   NotifyKeyspaceEvent(*this, notify::kExpired, "expired", key, db);
   if (propagation.active()) [[unlikely]]
-    propagation.Add(db, {"DEL", key}, call.depth);
+    propagation.Add(db, {"DEL", key}, /*depth=*/0);
 }
 
 }  // namespace warden::server

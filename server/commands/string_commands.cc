@@ -146,13 +146,12 @@ void StoreValue(CommandContext& ctx, std::string_view key, std::string_view valu
   }
   const bool created = entry == nullptr;
   keyspace.Store(key, value, deadline_ms, entry);
-  // A relative or seconds deadline is written as the instant it names (Redis 7's SET ... PXAT).
-  if (sets_deadline && options.expiry != SetExpiry::kPxat && ctx.server.propagation.active())
-      [[unlikely]] {
+  // Any deadline is written as the instant it names, and the command as SET key value PXAT ms
+  // alone (Redis 7.0's setGenericCommand: a PXAT given too, its NX, XX and GET dropped).
+  if (sets_deadline && ctx.server.propagation.active()) [[unlikely]] {
     ctx.server.propagation.ReplaceSet(key, value, deadline_ms);
   } else if (options.get && !sets_deadline && ctx.server.propagation.active()) [[unlikely]] {
-    // Redis's setCommand writes SET ... GET without its GETs (only when no deadline rewrote
-    // the command already: SET ... PXAT ms GET goes as it came).
+    // Redis's setCommand writes SET ... GET without its GETs.
     std::vector<std::string_view> argv;
     for (std::size_t j = 0; j < ctx.argc(); ++j) {
       if (j < 3 || !ArgIs(ctx.arg(j), "get")) argv.push_back(ctx.arg(j));

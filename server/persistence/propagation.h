@@ -66,7 +66,7 @@ class Propagation {
   void ClearReplacement() { replaced_ = false; }
 
   // Records `argv` in database `db`: with the running top-level command's effects when one
-  // runs (`depth` > 0), else at once (expiry by the cron, eviction).
+  // runs (`depth` > 0), else at once (an expiry, lazy or by the cron, and an eviction).
   void Add(int db, std::span<const std::string_view> argv, int depth);
   void Add(int db, std::initializer_list<std::string_view> argv, int depth) {
     Add(db, std::span<const std::string_view>(argv.begin(), argv.size()), depth);

@@ -99,5 +99,36 @@ TEST_F(ReplicationCommandsTest, AKeyExpiredOnTheMasterIsFedAsADel) {
                              EncodeCommand({"DEL", "k"}));
 }
 
+// Redis 7.0's setGenericCommand writes any deadline as SET key value PXAT ms alone: a PXAT the
+// client gave is rewritten too, and its NX and GET dropped (Redis's tests/unit/expire.tcl).
+TEST_F(ReplicationCommandsTest, ASetWithADeadlineIsFedAsSetPxatAlone) {
+  StartFeeding();
+  const std::string at = std::to_string(now_ms() + 5000);
+  EXPECT_EQ(Run({"set", "k", "v", "pxat", at, "NX", "GET"}), "$-1\r\n");
+  EXPECT_EQ(Run({"set", "k", "w", "pxat", at}), "+OK\r\n");
+  EXPECT_EQ(FedStream(), EncodeCommand({"SELECT", "0"}) +
+                             EncodeCommand({"SET", "k", "v", "PXAT", at}) +
+                             EncodeCommand({"SET", "k", "w", "PXAT", at}));
+}
+
+// Keys a command finds expired are fed as DELs at once, before the command's own effects and
+// outside their MULTI/EXEC, as Redis 7.0's propagateNow (tests/unit/expire.tcl: "SCAN:
+// Lazy-expire should not be wrapped in MULTI/EXEC").
+TEST_F(ReplicationCommandsTest, LazyExpiriesAreFedAtOnceAndNeverWrapped) {
+  EXPECT_EQ(Run({"SET", "a", "1", "PX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "b", "2", "PX", "10"}), "+OK\r\n");
+  clock_.AdvanceMs(20);
+  StartFeeding();
+  EXPECT_EQ(Run({"EVAL",
+                 "redis.call('del', 'a'); redis.call('del', 'b'); "
+                 "redis.call('set', 'c', 1); return redis.call('set', 'd', 1)",
+                 "0"}),
+            "+OK\r\n");
+  EXPECT_EQ(FedStream(), EncodeCommand({"SELECT", "0"}) + EncodeCommand({"DEL", "a"}) +
+                             EncodeCommand({"DEL", "b"}) + EncodeCommand({"MULTI"}) +
+                             EncodeCommand({"set", "c", "1"}) + EncodeCommand({"set", "d", "1"}) +
+                             EncodeCommand({"EXEC"}));
+}
+
 }  // namespace
 }  // namespace warden::server
