@@ -498,7 +498,7 @@ const ConfigOption kSecurityOptions[] = {
         [](const Config& c) { return c.requirepass; },
         [](const Config& c) { return Quoted(c.requirepass); }, ApplyRequirepass),
     String<F<&Config::aclfile>>("aclfile", kImm, "the ACL file (ACL LOAD, ACL SAVE)"),
-    Special("user", kConfigFileOnly | kConfigMultiWord, "an ACL user: name and rules", SetUser,
+    Special("user", kConfigFileOnly | kConfigMultiWord, "<name> [rules ...]: an ACL user", SetUser,
             nullptr, nullptr),
     Special("rename-command", kConfigFileOnly | kConfigMultiWord,
             "<from> <to>: call a command by another name (\"\": by none)", SetRenameCommand,
