@@ -47,9 +47,7 @@ stage build-opt bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -
 stage ctest-opt bash -c "cd build && ctest --output-on-failure -j$jobs"
 # The examples of using warden as a test double from other languages.
 stage examples bash -c 'WARDEN_BINARY="$PWD/build/warden" /usr/bin/python3 -m pytest -q \
-  -p no:cacheprovider examples/python && cd examples/node &&
-  npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
-  WARDEN_BINARY="$PWD/../../build/warden" node --test'
+  -p no:cacheprovider examples/python'
 
 # One sanitizer build serves both the tests and the fuzzers: clang with AddressSanitizer and
 # UndefinedBehaviorSanitizer, the code instrumented for libFuzzer too (WARDEN_FUZZ), each test
@@ -72,6 +70,13 @@ stage clients bash -c 'CLIENTS_PORT_BASE=20000 tests/clients/run.sh build/warden
   CLIENTS_PORT_BASE=25000 tests/clients/run.sh build/warden cli python redisson twemproxy fuzz docs
   rest=$?; wait $timers; rc=$?; cat build/clients-timers.log; [ $rest -eq 0 ] && [ $rc -eq 0 ]'
 stage clients-asan-fuzz tests/clients/run.sh build-asan/warden fuzz
+
+# The Node test double, the npm package warden-testing (clients/node/README.md): its tests,
+# which install it into a scratch project from its path; after clients-install, whose TypeScript
+# checks the package's types.
+stage warden-testing-node bash -c 'cd clients/node &&
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
+  WARDEN_BINARY="$PWD/../../build/warden" npm test --silent'
 
 # libFuzzer on the request parser, the command layer, scripts, the AOF and RDB loaders and ACL
 # rules, for a bounded time each (fuzz/README.md); the seeds and every crash reproducer were
