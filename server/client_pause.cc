@@ -47,6 +47,7 @@ void ClientPause::Pause(PauseMode mode, std::int64_t end_ms, std::int64_t now_ms
   // A pause whose end has already passed (CLIENT PAUSE 0) is over at once.
   if (end_ms_ < now_ms) mode_ = PauseMode::kOff;
   if (mode_ < old) Release();
+  if ((old == PauseMode::kOff) != (mode_ == PauseMode::kOff) && on_change_) on_change_();
 }
 
 void ClientPause::Unpause() {
@@ -54,6 +55,7 @@ void ClientPause::Unpause() {
   mode_ = PauseMode::kOff;
   end_ms_ = 0;
   Release();
+  if (on_change_) on_change_();
 }
 
 bool ClientPause::ExpireIfDue(std::int64_t now_ms) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -64,6 +65,8 @@ class ClientPause {
   // reply buffers, and hands each client that is no longer blocked back to its connection.
   void DispatchReleased(ServerState& server);
   std::size_t postponed_clients() const { return postponed_.size(); }
+  // Called when a pause begins and when it ends.
+  void set_on_change(std::function<void()> on_change) { on_change_ = std::move(on_change); }
 
  private:
   struct Postponed {
@@ -76,6 +79,7 @@ class ClientPause {
   std::int64_t end_ms_ = 0;
   std::vector<std::unique_ptr<Postponed>> postponed_;
   std::vector<std::unique_ptr<Postponed>> released_;
+  std::function<void()> on_change_;
 };
 
 }  // namespace warden::server

@@ -216,7 +216,7 @@ std::int64_t EmbeddedServer::WaitBlocked(std::size_t count, std::int64_t timeout
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     std::size_t blocked = 0;
-    RunOnServerThread([&] { blocked = server_->state().blocking.blocked_clients(); });
+    RunOnServerThread([&] { blocked = server_->state().BlockedClients(); });
     if (stopped_) return -1;
     if (blocked >= count) return static_cast<std::int64_t>(blocked);
     if (std::chrono::steady_clock::now() >= deadline) return -1;

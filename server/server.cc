@@ -172,7 +172,7 @@ void Server::FlushScheduled() {
 std::size_t Server::AnswerBlockedWaits() {
   BlockedClientWaits& waits = state_.debug->blocked_waits;
   const std::size_t answered =
-      waits.Answer(state_.blocking.blocked_clients(), state_.clock.MonotonicUs());
+      waits.Answer(state_.BlockedClients(), state_.clock.MonotonicUs());
   if (!handles_open_) return answered;
   const std::int64_t next_us = waits.next_deadline_us();
   if (next_us == 0) {

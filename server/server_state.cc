@@ -40,6 +40,7 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
   for (char& c : run_id) c = kHex[random.Below(16)];
   scripts = std::make_unique<ScriptEngine>(*this);
   dbs.SetExpiryListener(this);
+  pause.set_on_change([this] { UpdateExpiryHold(); });
   ApplyEvictionConfig(*this);
   aof.set_policy(ParseAppendFsync(config.appendfsync));
   acl.pubsub_default_all = config.acl_pubsub_default_all;
@@ -47,6 +48,10 @@ ServerState::ServerState(Config config_in, storage::Clock& clock_in)
 }
 
 ServerState::~ServerState() = default;
+
+void ServerState::UpdateExpiryHold() {
+  dbs.SetKeepExpired(pause.active() || (replication.is_replica() && config.repl.read_only));
+}
 
 void ServerState::EnterForkedChild() {
   if (log != nullptr) log->EnterChild();

@@ -115,6 +115,16 @@ class ServerState final : public storage::ExpiryListener {
   // (notify.cc).
   void KeyExpired(int db, std::string_view key) override;
 
+  // Keys past their deadline stay, reading as absent, while clients are paused (Redis keeps
+  // the dataset still for a failover) and on a read-only replica (it waits for its master's
+  // DELs). Called when either changes.
+  void UpdateExpiryHold();
+  // Clients blocked in a command, or held by a pause (Redis's BLOCKED_POSTPONE): INFO's
+  // blocked_clients and what DEBUG WAIT-BLOCKED counts.
+  std::size_t BlockedClients() const {
+    return blocking.blocked_clients() + pause.postponed_clients();
+  }
+
   Config config;
   // The names clients call commands by, after the configuration's rename-command lines.
   const CommandNames command_names;

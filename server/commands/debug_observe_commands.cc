@@ -41,7 +41,7 @@ void DebugWaitBlocked(CommandContext& ctx) {
       return;
     }
   }
-  const std::size_t blocked = ctx.server.blocking.blocked_clients();
+  const std::size_t blocked = ctx.server.BlockedClients();
   const auto wanted = static_cast<std::size_t>(count);
   if (blocked >= wanted) {
     ctx.reply.Integer(static_cast<std::int64_t>(blocked));

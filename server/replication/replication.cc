@@ -108,7 +108,7 @@ void Replication::CreateBacklog() {
 
 void Replication::UpdateFeeding() {
   server_.propagation.set_replication(feeding());
-  server_.dbs.SetKeepExpired(is_replica() && server_.config.repl.read_only);
+  server_.UpdateExpiryHold();
   if (server_.log != nullptr) server_.log->set_role(is_replica() ? 'S' : 'M');
 }
 

@@ -204,7 +204,7 @@ void ClientsSection(const CommandContext& ctx, std::string& out) {
   Field(out, "maxclients", s.config.maxclients);
   Field(out, "client_recent_max_input_buffer", "0");
   Field(out, "client_recent_max_output_buffer", "0");
-  Field(out, "blocked_clients", static_cast<std::int64_t>(s.blocking.blocked_clients()));
+  Field(out, "blocked_clients", static_cast<std::int64_t>(s.BlockedClients()));
   Field(out, "tracking_clients", static_cast<std::int64_t>(s.tracking.clients()));
   Field(out, "clients_in_timeout_table",
         static_cast<std::int64_t>(s.blocking.clients_with_deadline()));

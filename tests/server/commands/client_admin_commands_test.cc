@@ -112,6 +112,33 @@ TEST_F(ClientAdminTest, AllPauseHoldsEverything) {
   EXPECT_EQ(Run({"PING"}), "");
 }
 
+// Redis keeps the dataset still while clients are paused (tests/unit/pause.tcl): a key past its
+// deadline reads as absent but is not removed, counted or propagated until the pause ends.
+TEST_F(ClientAdminTest, APauseHoldsExpiriesUntilItEnds) {
+  ASSERT_EQ(Run({"SET", "k", "v", "PX", "10"}), "+OK\r\n");
+  ASSERT_EQ(Run({"CLIENT", "PAUSE", "100000", "WRITE"}), "+OK\r\n");
+  clock_.AdvanceMs(20);
+
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Run({"DBSIZE"}), ":1\r\n");
+  EXPECT_NE(Run({"INFO", "stats"}).find("\r\nexpired_keys:0\r\n"), std::string::npos);
+
+  EXPECT_EQ(Run({"CLIENT", "UNPAUSE"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Run({"DBSIZE"}), ":0\r\n");
+  EXPECT_NE(Run({"INFO", "stats"}).find("\r\nexpired_keys:1\r\n"), std::string::npos);
+}
+
+// A client a pause holds is a blocked client to INFO, as Redis's BLOCKED_POSTPONE.
+TEST_F(ClientAdminTest, AHeldClientCountsAsBlocked) {
+  Run({"CLIENT", "PAUSE", "100000", "WRITE"});
+  EXPECT_EQ(Run({"SET", "k", "v"}), "");
+
+  session_.blocked = false;  // as if another client asks
+  EXPECT_NE(Run({"INFO", "clients"}).find("\r\nblocked_clients:1\r\n"), std::string::npos);
+  EXPECT_EQ(state_.BlockedClients(), 1u);
+}
+
 TEST_F(ClientAdminTest, PausesCombineToTheStricterModeAndLaterEnd) {
   Run({"CLIENT", "PAUSE", "300", "ALL"});
   state_.pause.Pause(PauseMode::kWrite, now_ms() + 100, now_ms());
