@@ -72,6 +72,7 @@ void ServerState::ResetStats() {
   stats = ServerStats{};
   stats.expired_keys_before_reset = expired;
   stats.evicted_keys_before_reset = eviction.evicted_keys;
+  stats.lazyfreed_before_reset = dbs.reclaimer().freed();
   command_stats.Reset();
   debug->unsupported.ResetCounts();
   info_metrics.reads_processed = 0;

@@ -54,9 +54,11 @@ struct ServerStats {
   std::uint64_t total_net_repl_input_bytes = 0;
   std::uint64_t total_net_repl_output_bytes = 0;
   std::uint64_t unexpected_error_replies = 0;
-  // The keyspaces count expired keys for ever; INFO shows the count since CONFIG RESETSTAT.
+  // Counted for ever where they happen (the keyspaces, eviction, the reclaimer); INFO shows the
+  // counts since CONFIG RESETSTAT.
   std::uint64_t expired_keys_before_reset = 0;
   std::uint64_t evicted_keys_before_reset = 0;
+  std::uint64_t lazyfreed_before_reset = 0;
   // fork() for a snapshot or a rewrite: how long the last took (the loop waits on it), and how
   // many there were.
   std::int64_t latest_fork_usec = 0;

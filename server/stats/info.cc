@@ -284,7 +284,9 @@ void MemorySection(const CommandContext& ctx, std::string& out) {
   // Large values and flushed databases waiting for the reclaimer, and those it freed.
   Field(out, "lazyfree_pending_objects",
         static_cast<std::int64_t>(ctx.server.dbs.reclaimer().pending()));
-  Field(out, "lazyfreed_objects", static_cast<std::int64_t>(ctx.server.dbs.reclaimer().freed()));
+  Field(out, "lazyfreed_objects",
+        static_cast<std::int64_t>(ctx.server.dbs.reclaimer().freed() -
+                                  ctx.server.stats.lazyfreed_before_reset));
   out.append("\r\n");
 }
 

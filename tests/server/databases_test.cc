@@ -141,6 +141,19 @@ TEST_F(DatabaseCommandsTest, LargeFlushdbEmptiesAtOnceAndIsReclaimedLater) {
   EXPECT_FALSE(state_.dbs.reclaimer().idle());
 }
 
+// INFO's lazyfreed_objects counts from the last CONFIG RESETSTAT, as Redis's lazyfreeResetStats
+// (tests/unit/lazyfree.tcl).
+TEST_F(DatabaseCommandsTest, LazyfreedObjectsCountSinceResetstat) {
+  for (int i = 0; i < 200; ++i) Run({"SADD", "big", "member:" + std::to_string(i)});
+  EXPECT_EQ(Run({"UNLINK", "big"}), ":1\r\n");
+  state_.dbs.reclaimer().Drain();
+  EXPECT_NE(Run({"INFO", "memory"}).find("\r\nlazyfreed_objects:1\r\n"), std::string::npos);
+
+  EXPECT_EQ(Run({"CONFIG", "RESETSTAT"}), "+OK\r\n");
+
+  EXPECT_NE(Run({"INFO", "memory"}).find("\r\nlazyfreed_objects:0\r\n"), std::string::npos);
+}
+
 TEST_F(DatabaseCommandsTest, InfoKeyspaceHasALinePerNonEmptyDatabase) {
   Run({"SET", "a", "1"});
   PutIn("3", "b", "2");
