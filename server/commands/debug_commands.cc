@@ -18,6 +18,7 @@
 #include "server/commands/debug_observe_commands.h"
 #include "server/commands/typed_lookup.h"
 #include "server/debug/clock_moves.h"
+#include "server/debug/dataset_digest.h"
 #include "server/debug/debug_controls.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -47,6 +48,10 @@ void DebugHelp(CommandContext& ctx) {
       "    Show, stop, move forward or release the server clock.",
       "COMMAND-LOG ON [<max-entries>]|OFF|RESET|GET [<count>]|STATUS",
       "    Record the commands run (oldest dropped past <max-entries>); GET the newest <count>.",
+      "DIGEST",
+      "    Output a hex signature representing the current DB content.",
+      "DIGEST-VALUE <key> [<key> ...]",
+      "    Output a hex signature of the values of all the specified keys.",
       "DROP-CLIENTS",
       "    Close every other client connection.",
       "FAIL-NEXT <count> <error> [COMMAND <name>]",
@@ -332,6 +337,17 @@ void DebugSimulateRestart(CommandContext& ctx) {
   ctx.session.close_after_reply = true;
 }
 
+// Redis's DEBUG DIGEST and DIGEST-VALUE (server/debug/dataset_digest.h): a value past its
+// deadline but still held counts, as Redis reads its dict without expiring.
+void DebugDigest(CommandContext& ctx) { ctx.reply.Status(DatasetDigest(ctx.server.dbs)); }
+
+void DebugDigestValue(CommandContext& ctx) {
+  ctx.reply.ArrayHeader(ctx.argc() - 2);
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    ctx.reply.Status(ValueDigest(ctx.keyspace().Peek(ctx.arg(j))));
+  }
+}
+
 struct DebugSubcommand {
   std::string_view name;
   std::size_t min_argc;
@@ -347,6 +363,8 @@ constexpr DebugSubcommand kDebugSubcommands[] = {
     {"object",                   3, 3, DebugObject},
     {"pause-cron",               3, 3, DebugPauseCron},
     {"protocol",                 3, 3, DebugProtocol},
+    {"digest",                   2, 2, DebugDigest},
+    {"digest-value",             2, SIZE_MAX, DebugDigestValue},
     {"loadaof",                  2, 2, DebugLoadaof},
     {"reload",                   2, 5, DebugReload},
     {"set-skip-checksum-validation", 3, 3, DebugSetSkipChecksumValidation},

@@ -48,14 +48,21 @@ void Block(std::uint32_t (&h)[5], const unsigned char* p) {
 
 }  // namespace
 
-void Sha1Hex(std::string_view data, char (&out)[41]) {
+void Sha1(std::string_view data, unsigned char (&out)[20]) {
   std::uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
   ForEachPaddedBlock(data, [&](const unsigned char* block) { Block(h, block); });
+  for (int i = 0; i < 20; ++i) {
+    out[i] = static_cast<unsigned char>((h[i / 4] >> (24 - 8 * (i % 4))) & 0xFF);
+  }
+}
+
+void Sha1Hex(std::string_view data, char (&out)[41]) {
+  unsigned char digest[20];
+  Sha1(data, digest);
   static constexpr char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 20; ++i) {
-    const unsigned byte = (h[i / 4] >> (24 - 8 * (i % 4))) & 0xFF;
-    out[2 * i] = kHex[byte >> 4];
-    out[2 * i + 1] = kHex[byte & 0xF];
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 0xF];
   }
   out[40] = '\0';
 }
