@@ -359,6 +359,41 @@ TEST(WardenAofTest, BgrewriteaofCompactsTheFiles) {
   }
 }
 
+// With the file off, DEBUG LOADAOF loads what the directory's manifest names, as Redis's does
+// (Redis's tests/unit/other.tcl: a BGREWRITEAOF, then DEBUG LOADAOF, the same DEBUG DIGEST).
+TEST(WardenAofTest, LoadaofWithTheFileOffLoadsTheDirectory) {
+  for (ServerKind kind : {ServerKind::kWarden, ServerKind::kRedis}) {
+    const char* name = kind == ServerKind::kWarden ? "warden" : "redis-server";
+    TempDir dir;
+    auto server = StartWith(kind, dir.path(), {"--appendonly", "no"});
+    ASSERT_TRUE(server) << name;
+    std::optional<RespClient> c = RespClient::Connect(server->port());
+    ASSERT_TRUE(c);
+    WriteEverything(*c);
+    ASSERT_EQ(Send(*c, {"BGREWRITEAOF"}), "+Background append only file rewriting started\r\n");
+    ASSERT_TRUE(WaitForRewrites(*c, 1)) << name;
+    const std::string digest = Send(*c, {"DEBUG", "DIGEST"});
+    ASSERT_EQ(Send(*c, {"SET", "not-in-the-file", "x"}), "+OK\r\n");
+
+    EXPECT_EQ(Send(*c, {"DEBUG", "LOADAOF"}), "+OK\r\n") << name;
+
+    EXPECT_EQ(Send(*c, {"DEBUG", "DIGEST"}), digest) << name;
+    EXPECT_EQ(Send(*c, {"EXISTS", "not-in-the-file"}), ":0\r\n") << name;
+    EXPECT_EQ(server->Stop(), 0);
+  }
+  // With nothing to load Redis exits; warden refuses and keeps its data.
+  TempDir dir;
+  auto server = StartWith(ServerKind::kWarden, dir.path(), {"--appendonly", "no"});
+  ASSERT_TRUE(server);
+  std::optional<RespClient> c = RespClient::Connect(server->port());
+  ASSERT_TRUE(c);
+  ASSERT_EQ(Send(*c, {"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Send(*c, {"DEBUG", "LOADAOF"}),
+            "-ERR DEBUG LOADAOF found no append-only file to load\r\n");
+  EXPECT_EQ(Send(*c, {"GET", "k"}), "$1\r\nv\r\n");
+  EXPECT_EQ(server->Stop(), 0);
+}
+
 // Past auto-aof-rewrite-min-size, a file grown by auto-aof-rewrite-percentage since the last
 // rewrite is rewritten by the cron without being asked.
 TEST(WardenAofTest, TheFileIsRewrittenWhenItHasGrown) {
