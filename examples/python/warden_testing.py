@@ -1,5 +1,9 @@
 """warden as the Redis of a Python test suite: a server per session, and its test controls.
 
+Superseded by the warden-testing package (clients/python), whose plugin needs no conftest.py.
+This copy stays while docs/test-double.md's Python block imports it (tests/docs puts this
+directory on its path); it goes when that block uses the package.
+
 Copy this file next to your tests (it needs only redis-py and pytest), and take its fixtures
 in conftest.py:
 
