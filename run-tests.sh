@@ -45,9 +45,9 @@ stage build-opt bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -
   -DCMAKE_INSTALL_PREFIX=/usr >/dev/null &&
   cmake --build build -j$jobs"
 stage ctest-opt bash -c "cd build && ctest --output-on-failure -j$jobs"
-# The examples of using warden as a test double from other languages.
-stage examples bash -c 'WARDEN_BINARY="$PWD/build/warden" /usr/bin/python3 -m pytest -q \
-  -p no:cacheprovider examples/python'
+# The Python test double as its users install it (clients/python/README.md): warden-testing into a
+# fresh virtual environment, offline; its tests run with no conftest.py, then on two xdist workers.
+stage python-package clients/python/test-package.sh build/warden
 
 # One sanitizer build serves both the tests and the fuzzers: clang with AddressSanitizer and
 # UndefinedBehaviorSanitizer, the code instrumented for libFuzzer too (WARDEN_FUZZ), each test

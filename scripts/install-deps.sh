@@ -15,6 +15,7 @@ if [ "${1:-}" != --build-only ]; then
     googletest libgtest-dev libbenchmark-dev
     redis-server redis-tools
     python3-redis python3-pytest
+    python3-venv python3-wheel python3-pytest-xdist  # clients/python: offline install, -n 2
     # The packaging test: the unit checked by systemd-analyze, the man page rendered by groff.
     systemd groff-base
   )
