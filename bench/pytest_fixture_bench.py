@@ -16,11 +16,9 @@ whose first command opens the client's connection) and the start.
 
     bench/pytest_fixture_bench.py build/warden [--tests 200] [--rounds 5]
 
-The plugin is clients/python/src's, copied beside the generated tests (a copy: an in-tree pip
-install leaves src/warden_testing.egg-info, whose entry point would load the plugin twice).
+The plugin is clients/python/src's, loaded with -p warden_testing.plugin.
 """
 import argparse
-import importlib.metadata
 import json
 import os
 import shutil
@@ -104,10 +102,6 @@ def pytest_sessionfinish(session):
 '''
 
 
-def plugin_is_installed():
-    return any(e.name == "warden" for e in importlib.metadata.entry_points(group="pytest11"))
-
-
 def write_suite(directory, name, header, body, fixture):
     path = os.path.join(directory, f"test_{name}.py")
     with open(path, "w") as f:
@@ -119,7 +113,9 @@ def write_suite(directory, name, header, body, fixture):
 
 def run_suite(directory, test_file, extra_args=(), env_extra=None):
     timings = os.path.join(directory, "timings.json")
-    env = dict(os.environ, BENCH_TIMINGS=timings, PYTHONPATH=directory, **(env_extra or {}))
+    extra = dict(env_extra or {})
+    paths = [directory, *filter(None, [extra.pop("PYTHONPATH", None)])]
+    env = dict(os.environ, BENCH_TIMINGS=timings, PYTHONPATH=os.pathsep.join(paths), **extra)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
                "bench_timing", *extra_args, test_file]
     done = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True)
@@ -155,11 +151,9 @@ def main():
     try:
         with open(os.path.join(directory, "bench_timing.py"), "w") as f:
             f.write(TIMING_PLUGIN)
-        shutil.copytree(os.path.join(REPO, "clients/python/src/warden_testing"),
-                        os.path.join(directory, "warden_testing"))
-        warden_env = {"WARDEN_BINARY": os.path.abspath(ARGS.binary)}
-        # An installed warden-testing registers the plugin itself (the copy shadows its code).
-        warden_args = [] if plugin_is_installed() else ["-p", "warden_testing.plugin"]
+        warden_env = {"WARDEN_BINARY": os.path.abspath(ARGS.binary),
+                      "PYTHONPATH": os.path.join(REPO, "clients/python/src")}
+        warden_args = ["-p", "warden_testing.plugin"]
         suites = {
             "warden": (write_suite(directory, "warden", "", BODY, "warden_client"),
                        warden_args, warden_env),

@@ -155,6 +155,14 @@ def test_typo(warden):
             "keywords") in result.outlines
 
 
+def test_naming_the_installed_plugin_loads_it_once_and_no_turns_it_off(pytester):
+    pytester.makepyfile("def test_needs_warden(warden):\n    assert warden.port\n")
+    run(pytester, "-p", "warden_testing.plugin").assert_outcomes(passed=1)
+    off = run(pytester, "-p", "no:warden_testing.plugin")
+    off.assert_outcomes(errors=1)
+    off.stdout.fnmatch_lines(["E       fixture 'warden' not found"])
+
+
 # --- Failures to start -------------------------------------------------------------------------
 
 ONE_TEST = "def test_needs_warden(warden):\n    pass\n"

@@ -1,5 +1,5 @@
-"""The pytest plugin, registered as the `pytest11` entry point `warden`: installing the package
-is all a suite needs, no conftest.py.
+"""The pytest plugin, registered as the `pytest11` entry point `warden_testing.plugin`: installing
+the package is all a suite needs, no conftest.py.
 
 Fixtures: `warden`, a running server and its controls (a Warden), and `warden_client`, a
 redis-py client on it. By default one server serves the whole session (each pytest-xdist worker
