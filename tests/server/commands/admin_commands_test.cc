@@ -275,7 +275,7 @@ TEST_F(DebugTest, UnknownSubcommandTextStopsAtNul) {
 
 TEST_F(DebugTest, Help) {
   EXPECT_EQ(Run({"DEBUG", "HELP"}),
-            "*49\r\n"
+            "*53\r\n"
             "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
             "+ACTIVE-EXPIRE-CYCLE\r\n"
             "+    Run active expiry now until no expired key is found; returns how many were "
@@ -285,6 +285,10 @@ TEST_F(DebugTest, Help) {
             "+COMMAND-LOG ON [<max-entries>]|OFF|RESET|GET [<count>]|STATUS\r\n"
             "+    Record the commands run (oldest dropped past <max-entries>); GET the newest "
             "<count>.\r\n"
+            "+DIGEST\r\n"
+            "+    Output a hex signature representing the current DB content.\r\n"
+            "+DIGEST-VALUE <key> [<key> ...]\r\n"
+            "+    Output a hex signature of the values of all the specified keys.\r\n"
             "+DROP-CLIENTS\r\n"
             "+    Close every other client connection.\r\n"
             "+FAIL-NEXT <count> <error> [COMMAND <name>]\r\n"
