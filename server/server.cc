@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "server/acl/acl_gate.h"
+#include "server/config/config_values.h"
 #include "server/debug/clock_moves.h"
 #include "server/debug/debug_controls.h"
 #include "server/debug/preload.h"
@@ -171,8 +172,7 @@ void Server::FlushScheduled() {
 
 std::size_t Server::AnswerBlockedWaits() {
   BlockedClientWaits& waits = state_.debug->blocked_waits;
-  const std::size_t answered =
-      waits.Answer(state_.BlockedClients(), state_.clock.MonotonicUs());
+  const std::size_t answered = waits.Answer(state_.BlockedClients(), state_.clock.MonotonicUs());
   if (!handles_open_) return answered;
   const std::int64_t next_us = waits.next_deadline_us();
   if (next_us == 0) {
@@ -543,7 +543,12 @@ void Server::OnSignalAsync(uv_async_t* async) {
   if (signum == 0) return;
   self->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
                  signum == SIGINT ? "SIGINT" : "SIGTERM");
-  if (!self->state_.snapshots.SaveBeforeExit(false, false, false)) {
+  // shutdown-on-sigint and -sigterm: SHUTDOWN's flags (NOW changes nothing: no replica is
+  // waited for).
+  const config_values::ShutdownFlags flags =
+      config_values::ParseShutdownFlags(signum == SIGINT ? self->state_.config.shutdown_on_sigint
+                                                         : self->state_.config.shutdown_on_sigterm);
+  if (!self->state_.snapshots.SaveBeforeExit(flags.save, flags.nosave, flags.force)) {
     self->log_.Log(LogLevel::kWarning,
                    "%s received but errors trying to shut down the server, check the logs for "
                    "more information",

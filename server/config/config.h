@@ -60,7 +60,7 @@ struct ReplicationConfig {
 
 // The options Redis has and warden accepts without effect (inert_options.cc): each keeps its
 // value as CONFIG GET shows it, in Config::inert.
-inline constexpr std::size_t kInertOptionCount = 63;
+inline constexpr std::size_t kInertOptionCount = 61;
 std::array<std::string, kInertOptionCount> InertDefaults();
 
 struct Config {
@@ -210,6 +210,10 @@ struct Config {
   std::string enable_protected_configs = "no";
   // "systemd" (or "auto" under systemd): readiness is told to the service manager.
   std::string supervised = "no";
+  // What SIGINT and SIGTERM do, as SHUTDOWN's flags (config_values::ParseShutdownFlags):
+  // "default", or any of save, nosave, now, force.
+  std::string shutdown_on_sigint = "default";
+  std::string shutdown_on_sigterm = "default";
   // The OOM killer's score: how it is set, and its values for a master, a replica and a forked
   // child (Redis's oom-score-adj and oom-score-adj-values).
   OomScoreAdj oom_score_adj = OomScoreAdj::kNo;

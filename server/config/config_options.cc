@@ -322,6 +322,15 @@ ConfigSetResult SetSeed(Config& c, Words a) {
 }
 
 // CONFIG GET shows the seed in use, drawn or given; a rewrite keeps `random` random.
+template <std::string Config::*Field>
+ConfigSetResult SetShutdownOnSignal(Config& c, Words w) {
+  return config_values::SetShutdownFlags(w, c.*Field);
+}
+template <std::string Config::*Field>
+std::string GetShutdownOnSignal(const Config& c) {
+  return c.*Field;
+}
+
 std::string GetSeed(const Config& c) {
   const std::optional<std::uint64_t> seed = c.seed ? c.seed : c.seed_drawn;
   return seed ? std::to_string(*seed) : "random";
@@ -630,6 +639,16 @@ const ConfigOption kServiceOptions[] = {
     Special("oom-score-adj-values", kConfigMultiWord,
             "its values for a master, a replica and a forked child", SetOomScoreAdjValues,
             GetOomScoreAdjValues, GetOomScoreAdjValues, ApplyOomScoreAdjValues),
+    Special("shutdown-on-sigint", kConfigMultiWord,
+            "SIGINT as SHUTDOWN with these flags: default|save|nosave|now|force",
+            SetShutdownOnSignal<&Config::shutdown_on_sigint>,
+            GetShutdownOnSignal<&Config::shutdown_on_sigint>,
+            GetShutdownOnSignal<&Config::shutdown_on_sigint>),
+    Special("shutdown-on-sigterm", kConfigMultiWord,
+            "SIGTERM as SHUTDOWN with these flags: default|save|nosave|now|force",
+            SetShutdownOnSignal<&Config::shutdown_on_sigterm>,
+            GetShutdownOnSignal<&Config::shutdown_on_sigterm>,
+            GetShutdownOnSignal<&Config::shutdown_on_sigterm>),
 };
 const ConfigOption kNoClusterOptions[] = {
     Special("cluster-enabled", kImm, "only no: warden has no cluster mode", SetOnlyNo<kNoCluster>,

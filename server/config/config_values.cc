@@ -91,4 +91,41 @@ std::vector<std::string_view> SplitSpaces(std::string_view v) {
   return out;
 }
 
+namespace {
+constexpr std::string_view kShutdownFlagNames[] = {"default", "save", "nosave", "now", "force"};
+}  // namespace
+
+SetResult SetShutdownFlags(std::span<const std::string_view> words, std::string& out) {
+  unsigned bits = 0;
+  for (std::string_view v : words) {
+    std::string name;
+    if (auto error = SetEnum(v, kShutdownFlagNames, name)) return error;
+    for (std::size_t i = 1; i < std::size(kShutdownFlagNames); ++i) {
+      if (name == kShutdownFlagNames[i]) bits |= 1u << i;
+    }
+  }
+  if ((bits & 2u) != 0 && (bits & 4u) != 0) {
+    return "shutdown options SAVE and NOSAVE can't be used simultaneously";
+  }
+  std::string text;
+  for (std::size_t i = 1; i < std::size(kShutdownFlagNames); ++i) {
+    if ((bits & (1u << i)) == 0) continue;
+    if (!text.empty()) text += ' ';
+    text += kShutdownFlagNames[i];
+  }
+  out = text.empty() ? std::string("default") : text;
+  return std::nullopt;
+}
+
+ShutdownFlags ParseShutdownFlags(std::string_view text) {
+  ShutdownFlags flags;
+  for (std::string_view word : SplitSpaces(text)) {
+    flags.save |= word == "save";
+    flags.nosave |= word == "nosave";
+    flags.now |= word == "now";
+    flags.force |= word == "force";
+  }
+  return flags;
+}
+
 }  // namespace warden::server::config_values

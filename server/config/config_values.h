@@ -28,6 +28,19 @@ std::string Quoted(std::string_view s);
 std::string YesNo(bool b);
 // Redis's rewriteConfigFormatMemory: "1gb", "64mb", "512kb" when the value divides evenly.
 std::string FormatMemory(std::int64_t bytes);
+// shutdown-on-sigint and shutdown-on-sigterm (an enum of flags, MULTI_ARG_CONFIG): any of
+// default, save, nosave, now, force; `out` names the flags set in table order ("default" for
+// none), as CONFIG GET shows them.
+SetResult SetShutdownFlags(std::span<const std::string_view> words, std::string& out);
+struct ShutdownFlags {
+  bool save = false;
+  bool nosave = false;
+  bool now = false;
+  bool force = false;
+};
+// The flags of a value SetShutdownFlags wrote.
+ShutdownFlags ParseShutdownFlags(std::string_view text);
+
 // Splits on single spaces, as Redis's sdssplitlen does for multi-argument options.
 std::vector<std::string_view> SplitSpaces(std::string_view v);
 

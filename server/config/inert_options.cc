@@ -26,7 +26,6 @@ enum class Form : std::uint8_t {
   kMemory,
   kEnum,
   kString,
-  kShutdownFlags,    // shutdown-on-sigint/-sigterm: any of default|save|nosave|now|force
   kMemoryOrPercent,  // maxmemory-clients: bytes, or N% of maxmemory
 };
 
@@ -45,7 +44,6 @@ struct InertSpec {
 constexpr std::string_view kProtectedAction[] = {"no", "yes", "local"};
 constexpr std::string_view kEndpointTypes[] = {"ip", "hostname", "unknown-endpoint"};
 constexpr std::string_view kPropagationError[] = {"ignore", "panic", "panic-on-replicas"};
-constexpr std::string_view kShutdownFlags[] = {"default", "save", "nosave", "now", "force"};
 
 constexpr std::int64_t kIntMax = option_rows::kIntMax;
 constexpr std::int64_t kLongMax = option_rows::kLongMax;
@@ -267,24 +265,6 @@ constexpr InertSpec kInert[] = {
      "the snapshot child syncs as it goes"},
     {"server_cpulist", {}, Form::kString, true, 0, 0, {}, "", "CPU affinity: not set"},
     {"set-proc-title", {}, Form::kBool, true, 0, 0, {}, "yes", "warden keeps its process title"},
-    {"shutdown-on-sigint",
-     {},
-     Form::kShutdownFlags,
-     false,
-     0,
-     0,
-     kShutdownFlags,
-     "default",
-     "SIGINT shuts down as SHUTDOWN does"},
-    {"shutdown-on-sigterm",
-     {},
-     Form::kShutdownFlags,
-     false,
-     0,
-     0,
-     kShutdownFlags,
-     "default",
-     "SIGTERM shuts down as SHUTDOWN does"},
     {"socket-mark-id", {}, Form::kInt, true, 0, kUintMax, {}, "0", "sockets are not marked"},
     {"tls-client-cert-file",
      {},
@@ -349,29 +329,6 @@ constexpr bool IsHidden(std::string_view name) {
   return false;
 }
 
-// An enum of flags (MULTI_ARG_CONFIG): CONFIG GET names the set flags in table order.
-SetResult SetShutdownFlags(std::string& out, Words w) {
-  unsigned bits = 0;
-  for (std::string_view v : w) {
-    std::string name;
-    if (auto error = config_values::SetEnum(v, kShutdownFlags, name)) return error;
-    for (std::size_t i = 1; i < std::size(kShutdownFlags); ++i) {
-      if (name == kShutdownFlags[i]) bits |= 1u << i;
-    }
-  }
-  if ((bits & 2u) != 0 && (bits & 4u) != 0) {
-    return "shutdown options SAVE and NOSAVE can't be used simultaneously";
-  }
-  std::string text;
-  for (std::size_t i = 1; i < std::size(kShutdownFlags); ++i) {
-    if ((bits & (1u << i)) == 0) continue;
-    if (!text.empty()) text += ' ';
-    text += kShutdownFlags[i];
-  }
-  out = text.empty() ? std::string("default") : text;
-  return std::nullopt;
-}
-
 SetResult SetInert(const InertSpec& spec, std::string& out, Words w) {
   switch (spec.form) {
     case Form::kBool: {
@@ -420,8 +377,6 @@ SetResult SetInert(const InertSpec& spec, std::string& out, Words w) {
     case Form::kString:
       out.assign(w[0]);
       return std::nullopt;
-    case Form::kShutdownFlags:
-      return SetShutdownFlags(out, w);
   }
   return std::nullopt;
 }
@@ -459,12 +414,10 @@ constexpr ConfigKind KindOf(Form form) {
 template <std::size_t I>
 constexpr ConfigOption InertRow() {
   constexpr const InertSpec& spec = kInert[I];
-  constexpr bool multi = spec.form == Form::kShutdownFlags;
   return {spec.name,
           spec.alias,
           KindOf(spec.form),
-          (spec.immutable ? kConfigImmutable : 0u) | (multi ? kConfigMultiWord : 0u) |
-              (IsHidden(spec.name) ? kConfigHidden : 0u),
+          (spec.immutable ? kConfigImmutable : 0u) | (IsHidden(spec.name) ? kConfigHidden : 0u),
           spec.min,
           spec.max,
           spec.choices,

@@ -738,3 +738,65 @@ def test_syslog_gets_each_line_at_its_level_as_from_redis_server():
             local4 | 5, tag, "Ready to accept connections"), kind  # LOG_NOTICE
         priority, line_tag, message = syslog_line(lines, "Accepted 127.0.0.1:")
         assert (priority, line_tag) == (local4 | 6, tag), kind  # LOG_INFO: verbose
+
+
+SIGNAL_CASES = [
+    # (signal, option, its value, save points): whether a dump.rdb is left on the way out.
+    (15, "shutdown-on-sigterm", "default", "3600 1"),
+    (15, "shutdown-on-sigterm", "nosave", "3600 1"),
+    (2, "shutdown-on-sigint", "save", ""),
+    (2, "shutdown-on-sigint", "default", ""),
+]
+
+
+def saved_on_signal(binary, work, signum, option, value, save):
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", work,
+                             "--save", save, "--" + option, *value.split()],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_names(port, [proc])
+        client = redis.Redis(port=port)
+        client.set("k", "v")
+        got = client.execute_command("CONFIG", "GET", option)[1].decode()
+        client.close()
+    finally:
+        proc.send_signal(signum)
+        proc.wait(timeout=WAIT_S)
+    saved = os.path.exists(os.path.join(work, "dump.rdb"))
+    return got, saved, proc.returncode
+
+
+@pytest.mark.parametrize("signum,option,value,save", SIGNAL_CASES)
+def test_shutdown_on_a_signal_takes_the_flags_set_for_it(signum, option, value, save):
+    got = {}
+    for name, binary in (("redis-server", "redis-server"), ("warden", warden_bin())):
+        with tempfile.TemporaryDirectory() as work:
+            got[name] = saved_on_signal(binary, work, signum, option, value, save)
+    assert got["warden"] == got["redis-server"]
+    assert got["warden"][1] == (value == "save" or (value == "default" and save != ""))
+
+
+def test_shutdown_on_signal_values_are_checked_as_redis_checks_them():
+    port = free_port()
+    proc = subprocess.Popen([warden_bin(), "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ref_port = free_port()
+    ref = subprocess.Popen(["redis-server", "--port", str(ref_port), "--bind", "127.0.0.1",
+                            "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_names(port, [proc])
+        wait_for_names(ref_port, [ref])
+        replies = {}
+        for name, p in (("warden", port), ("redis-server", ref_port)):
+            conn = Conn(p)
+            replies[name] = [conn.call("CONFIG", "SET", "shutdown-on-sigterm", value)
+                             for value in ("save now", "SAVE nosave", "force", "bogus",
+                                           "default")] + \
+                            [conn.call("CONFIG", "GET", "shutdown-on-sig*")]
+            conn.close()
+        assert replies["warden"] == replies["redis-server"]
+    finally:
+        for p in (proc, ref):
+            p.terminate()
+            p.wait(timeout=WAIT_S)

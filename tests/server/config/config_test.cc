@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "server/config/config_options.h"
+#include "server/config/config_values.h"
 
 namespace warden::server {
 namespace {
@@ -655,15 +656,29 @@ TEST(InertOptionsTest, RedisOptionsWithoutEffectKeepTheirValues) {
   EXPECT_FALSE(Apply(config, "io-threads", {"4"}).has_value());
   EXPECT_FALSE(Apply(config, "active-defrag-ignore-bytes", {"200mb"}).has_value());
   EXPECT_FALSE(Apply(config, "maxmemory-clients", {"10%"}).has_value());
-  EXPECT_FALSE(Apply(config, "shutdown-on-sigterm", {"now", "nosave"}).has_value());
   EXPECT_FALSE(Apply(config, "cluster-slave-no-failover", {"yes"}).has_value());
 
   EXPECT_EQ(ValueOf(config, "io-threads"), "4");
   EXPECT_EQ(ValueOf(config, "active-defrag-ignore-bytes"), "209715200");
   EXPECT_EQ(ValueOf(config, "maxmemory-clients"), "10%");
-  EXPECT_EQ(ValueOf(config, "shutdown-on-sigterm"), "nosave now");
   EXPECT_EQ(ValueOf(config, "cluster-replica-no-failover"), "yes");
-  EXPECT_EQ(InertOptionsSet(config).size(), 5U);
+  EXPECT_EQ(InertOptionsSet(config).size(), 4U);
+}
+
+// SHUTDOWN's flags for a signal, named in table order as Redis's CONFIG GET names them.
+TEST(ApplyDirectiveTest, ShutdownOnSignalTakesShutdownsFlags) {
+  Config config;
+  EXPECT_EQ(ValueOf(config, "shutdown-on-sigterm"), "default");
+
+  ASSERT_FALSE(Apply(config, "shutdown-on-sigterm", {"now", "NOSAVE"}).has_value());
+  ASSERT_FALSE(Apply(config, "shutdown-on-sigint", {"force", "save"}).has_value());
+
+  EXPECT_EQ(ValueOf(config, "shutdown-on-sigterm"), "nosave now");
+  EXPECT_EQ(ValueOf(config, "shutdown-on-sigint"), "save force");
+  const config_values::ShutdownFlags term =
+      config_values::ParseShutdownFlags(config.shutdown_on_sigterm);
+  EXPECT_TRUE(term.nosave && term.now && !term.save && !term.force);
+  EXPECT_TRUE(InertOptionsSet(config).empty());
 }
 
 TEST(ApplyDirectiveTest, OomScoreAdjAndItsValues) {
