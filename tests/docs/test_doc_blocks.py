@@ -24,7 +24,7 @@ A block's info string says how it is checked; a block with none, or with another
   conf      A warden config file: warden must start with it and accept connections. Absolute
             paths in it are moved under a temporary directory (a `dir` is created; so are empty
             files for `aclfile`, and the test's certificates for `tls-*-file`s of their names).
-  python    A pytest module, run with examples/python (warden_testing.py) on the path.
+  python    A pytest module, run with the warden-testing plugin (clients/python) loaded.
   yaml      A twemproxy pool: `nutcracker --test-conf` must accept it (skipped without nutcracker,
             which tests/clients/run.sh installs).
   cmake     An excerpt of clients/cpp/example/CMakeLists.txt, the consumer of the embedded
@@ -426,10 +426,12 @@ def check_python(block, workdir):
     with open(module, "w") as f:
         f.write(block.body)
     env = shim_env(workdir)
-    env["PYTHONPATH"] = os.path.join(REPO, "examples/python")
+    # The package from its source tree, loaded by name, as an installed one loads itself.
+    env["PYTHONPATH"] = os.path.join(REPO, "clients/python/src")
+    env["WARDEN_BINARY"] = WARDEN
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           module], cwd=workdir, env=env, capture_output=True, text=True,
-                          timeout=COMMAND_TIMEOUT_S)
+                           "-p", "warden_testing.plugin", module], cwd=workdir, env=env,
+                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
