@@ -199,6 +199,21 @@ void RequestParser::Reset() {
   args_.clear();
 }
 
+void RequestParser::ShrinkIfIdle(std::size_t keep_args) {
+  if (pos_ != 0) return;
+  if (spans_.capacity() > keep_args) std::vector<Span>().swap(spans_);
+  if (args_.capacity() > keep_args) std::vector<std::string_view>().swap(args_);
+  if (inline_spans_.capacity() > keep_args) {
+    std::vector<std::pair<std::size_t, std::size_t>>().swap(inline_spans_);
+  }
+}
+
+std::size_t RequestParser::memory_bytes() const {
+  return spans_.capacity() * sizeof(Span) + args_.capacity() * sizeof(std::string_view) +
+         inline_storage_.capacity() +
+         inline_spans_.capacity() * sizeof(std::pair<std::size_t, std::size_t>);
+}
+
 ParseStatus RequestParser::Fail(std::string_view error) {
   error_ = error;
   return ParseStatus::kError;

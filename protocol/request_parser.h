@@ -56,6 +56,12 @@ class RequestParser {
 
   // Forgets the request in progress and the last request; call after consuming a complete one.
   void Reset();
+  // Between requests, gives back argument arrays grown past `keep_args` entries, so that one
+  // request of a million arguments does not pin their memory for the connection's life (Redis
+  // frees a client's argv after each command).
+  void ShrinkIfIdle(std::size_t keep_args);
+  // The bytes the parser holds for arguments (CLIENT LIST's argv-mem is Redis's equivalent).
+  std::size_t memory_bytes() const;
 
   const ParserLimits& limits() const { return limits_; }
   void set_limits(const ParserLimits& limits) { limits_ = limits; }

@@ -397,6 +397,26 @@ TEST(SplitInlineArgsTest, AppendsUnescapedBytesAndSpans) {
   EXPECT_EQ(spans, expected);
 }
 
+// One request of many arguments must not pin its argument arrays: between requests they go
+// back to a small size, and a request in progress keeps what it has read.
+TEST(RequestParserTest, ShrinkIfIdleGivesBackTheArraysOfAHugeRequest) {
+  std::string request = "*20001\r\n$4\r\nSADD\r\n";
+  for (int i = 0; i < 20000; ++i) request += "$1\r\nx\r\n";
+  RequestParser parser;
+  ASSERT_EQ(parser.Parse(request, true), ParseStatus::kRequest);
+  EXPECT_EQ(parser.args().size(), 20001u);
+  EXPECT_GT(parser.memory_bytes(), 20000u * 16);
+
+  parser.ShrinkIfIdle(1024);  // the request is still the parser's: nothing goes
+  EXPECT_EQ(parser.args().size(), 20001u);
+  parser.Reset();
+  parser.ShrinkIfIdle(1024);
+
+  EXPECT_LT(parser.memory_bytes(), 1024u * 16);
+  ASSERT_EQ(parser.Parse("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", true), ParseStatus::kRequest);
+  EXPECT_EQ(parser.args()[1], "k");
+}
+
 TEST(SplitInlineArgsTest, UnbalancedQuotesFail) {
   std::string storage;
   std::vector<std::pair<std::size_t, std::size_t>> spans;
