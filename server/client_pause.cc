@@ -1,6 +1,7 @@
 #include "server/client_pause.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "protocol/reply_writer.h"
 #include "server/blocking.h"
@@ -34,34 +35,54 @@ bool DrivesTime(const CommandSpec& spec, std::span<const std::string_view> args)
 ClientPause::ClientPause() = default;
 ClientPause::~ClientPause() = default;
 
-void ClientPause::Pause(PauseMode mode, std::int64_t end_ms, std::int64_t now_ms) {
-  // As Redis's pauseClients: one pause for the command, widened by each call.
+void ClientPause::Pause(PausePurpose purpose, PauseMode mode, std::int64_t end_ms,
+                        std::int64_t now_ms) {
   const PauseMode old = mode_;
-  if (mode_ == PauseMode::kOff) {
-    mode_ = mode;
-    end_ms_ = end_ms;
+  Slot& slot = slots_[static_cast<std::size_t>(purpose)];
+  if (slot.mode == PauseMode::kOff) {
+    slot = {mode, end_ms};
   } else {
-    mode_ = std::max(mode_, mode);
-    end_ms_ = std::max(end_ms_, end_ms);
+    slot.mode = std::max(slot.mode, mode);
+    slot.end_ms = std::max(slot.end_ms, end_ms);
   }
   // A pause whose end has already passed (CLIENT PAUSE 0) is over at once.
-  if (end_ms_ < now_ms) mode_ = PauseMode::kOff;
-  if (mode_ < old) Release();
-  if ((old == PauseMode::kOff) != (mode_ == PauseMode::kOff) && on_change_) on_change_();
+  if (slot.end_ms < now_ms) slot = {};
+  Update(old);
 }
 
-void ClientPause::Unpause() {
-  if (mode_ == PauseMode::kOff) return;
-  mode_ = PauseMode::kOff;
-  end_ms_ = 0;
-  Release();
-  if (on_change_) on_change_();
+void ClientPause::Unpause(PausePurpose purpose) {
+  const PauseMode old = mode_;
+  slots_[static_cast<std::size_t>(purpose)] = {};
+  Update(old);
 }
 
 bool ClientPause::ExpireIfDue(std::int64_t now_ms) {
-  if (mode_ == PauseMode::kOff || end_ms_ >= now_ms) return false;
-  Unpause();
-  return true;
+  if (mode_ == PauseMode::kOff) return false;
+  const PauseMode old = mode_;
+  bool ended = false;
+  for (Slot& slot : slots_) {
+    if (slot.mode != PauseMode::kOff && slot.end_ms < now_ms) {
+      slot = {};
+      ended = true;
+    }
+  }
+  if (ended) Update(old);
+  return ended;
+}
+
+std::int64_t ClientPause::end_ms() const {
+  std::int64_t end = std::numeric_limits<std::int64_t>::max();
+  for (const Slot& slot : slots_) {
+    if (slot.mode != PauseMode::kOff) end = std::min(end, slot.end_ms);
+  }
+  return end;
+}
+
+void ClientPause::Update(PauseMode old) {
+  mode_ = PauseMode::kOff;
+  for (const Slot& slot : slots_) mode_ = std::max(mode_, slot.mode);
+  if (mode_ < old) Release();
+  if ((old == PauseMode::kOff) != (mode_ == PauseMode::kOff) && on_change_) on_change_();
 }
 
 bool ClientPause::Holds(const ServerState& server, const Session& session, const CommandSpec& spec,

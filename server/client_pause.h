@@ -15,6 +15,7 @@
 // not expired actively.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,6 +32,9 @@ class ServerState;
 struct CommandSpec;
 
 enum class PauseMode : std::uint8_t { kOff = 0, kWrite = 1, kAll = 2 };  // by strictness
+// Who paused (Redis's pause_purpose): each keeps its own mode and end, and ending one leaves the
+// other in force (CLIENT UNPAUSE does not end a FAILOVER's pause).
+enum class PausePurpose : std::uint8_t { kClientCommand = 0, kFailover = 1 };
 
 class ClientPause {
  public:
@@ -40,15 +44,18 @@ class ClientPause {
   ClientPause& operator=(const ClientPause&) = delete;
 
   bool active() const { return mode_ != PauseMode::kOff; }
+  // The strictest of the purposes' modes.
   PauseMode mode() const { return mode_; }
-  // The last instant of the pause (it ends once the clock is past it).
-  std::int64_t end_ms() const { return end_ms_; }
+  // The last instant of the purpose that ends first (the pause changes once the clock is past
+  // it).
+  std::int64_t end_ms() const;
 
-  // CLIENT PAUSE: combines with a pause in progress (stricter mode, later end).
-  void Pause(PauseMode mode, std::int64_t end_ms, std::int64_t now_ms);
-  // CLIENT UNPAUSE.
-  void Unpause();
-  // Ends the pause if the clock is past its end. Returns true if it ended.
+  // Pauses for `purpose`, combined with that purpose's pause in progress (stricter mode, later
+  // end), as Redis's pauseClients.
+  void Pause(PausePurpose purpose, PauseMode mode, std::int64_t end_ms, std::int64_t now_ms);
+  // Ends `purpose`'s pause (CLIENT UNPAUSE: the client command's).
+  void Unpause(PausePurpose purpose);
+  // Ends each purpose's pause whose end the clock is past. Returns true if one ended.
   bool ExpireIfDue(std::int64_t now_ms);
 
   // Whether the pause in force holds this command (only asked while active()).
@@ -73,10 +80,18 @@ class ClientPause {
     Session* session;
     std::vector<std::string> args;
   };
+  struct Slot {
+    PauseMode mode = PauseMode::kOff;
+    std::int64_t end_ms = 0;
+  };
   void Release();
+  // The pause in force from the purposes' (Redis's updateClientPauseTypeAndEndTime): held
+  // clients go back to be judged again when it eases, and on_change_ hears when it starts or
+  // ends.
+  void Update(PauseMode old);
 
+  std::array<Slot, 2> slots_;
   PauseMode mode_ = PauseMode::kOff;
-  std::int64_t end_ms_ = 0;
   std::vector<std::unique_ptr<Postponed>> postponed_;
   std::vector<std::unique_ptr<Postponed>> released_;
   std::function<void()> on_change_;

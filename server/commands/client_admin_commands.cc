@@ -174,12 +174,12 @@ void ClientPauseCommand(CommandContext& ctx) {
       timeout_ms == 0 ? 0
                       : static_cast<std::int64_t>(static_cast<std::uint64_t>(timeout_ms) +
                                                   static_cast<std::uint64_t>(now_ms));
-  ctx.server.pause.Pause(mode, end_ms, now_ms);
+  ctx.server.pause.Pause(PausePurpose::kClientCommand, mode, end_ms, now_ms);
   ctx.reply.Ok();
 }
 
 void ClientUnpauseCommand(CommandContext& ctx) {
-  ctx.server.pause.Unpause();
+  ctx.server.pause.Unpause(PausePurpose::kClientCommand);
   ctx.reply.Ok();
 }
 

@@ -110,8 +110,8 @@ void Replication::FailoverCommand(std::span<const std::string_view> args,
   failover_force_ = force;
   failover_ = FailoverState::kWaitForSync;
   // Writes wait from here until the failover ends (Redis's PAUSE_DURING_FAILOVER).
-  server_.pause.Pause(PauseMode::kWrite, std::numeric_limits<std::int64_t>::max(),
-                      server_.clock.NowMs());
+  server_.pause.Pause(PausePurpose::kFailover, PauseMode::kWrite,
+                      std::numeric_limits<std::int64_t>::max(), server_.clock.NowMs());
   getack_due_ = true;
   reply.Ok();
 }
@@ -193,7 +193,7 @@ void Replication::ClearFailover() {
   failover_port_ = 0;
   failover_end_ms_ = 0;
   failover_force_ = false;
-  server_.pause.Unpause();
+  server_.pause.Unpause(PausePurpose::kFailover);
 }
 
 void Replication::DisconnectBlockedClients() {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "tests/server/command_fixture.h"
@@ -141,10 +142,42 @@ TEST_F(ClientAdminTest, AHeldClientCountsAsBlocked) {
 
 TEST_F(ClientAdminTest, PausesCombineToTheStricterModeAndLaterEnd) {
   Run({"CLIENT", "PAUSE", "300", "ALL"});
-  state_.pause.Pause(PauseMode::kWrite, now_ms() + 100, now_ms());
+  state_.pause.Pause(PausePurpose::kClientCommand, PauseMode::kWrite, now_ms() + 100, now_ms());
 
   EXPECT_EQ(state_.pause.mode(), PauseMode::kAll);
   EXPECT_EQ(state_.pause.end_ms(), now_ms() + 300);
+}
+
+// As Redis's pause purposes: CLIENT UNPAUSE ends the client command's pause only, so a FAILOVER's
+// write pause holds on; the first purpose to end sets when the pause next changes.
+TEST_F(ClientAdminTest, UnpauseLeavesAFailoversPauseInForce) {
+  state_.pause.Pause(PausePurpose::kFailover, PauseMode::kWrite,
+                     std::numeric_limits<std::int64_t>::max(), now_ms());
+  ASSERT_EQ(Run({"CLIENT", "PAUSE", "500", "ALL"}), "+OK\r\n");
+  EXPECT_EQ(state_.pause.mode(), PauseMode::kAll);
+  EXPECT_EQ(state_.pause.end_ms(), now_ms() + 500);
+
+  session_.blocked = false;
+  state_.pause.Unpause(PausePurpose::kClientCommand);  // CLIENT UNPAUSE, from another client
+
+  EXPECT_EQ(state_.pause.mode(), PauseMode::kWrite);
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v"}), "");
+  state_.pause.Unpause(PausePurpose::kFailover);
+  EXPECT_FALSE(state_.pause.active());
+  state_.pause.DispatchReleased(state_);
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");
+}
+
+// A client command's pause that runs out leaves the other purpose's.
+TEST_F(ClientAdminTest, EachPurposesPauseEndsOnItsOwn) {
+  state_.pause.Pause(PausePurpose::kFailover, PauseMode::kWrite, now_ms() + 1000, now_ms());
+  ASSERT_EQ(Run({"CLIENT", "PAUSE", "100", "ALL"}), "+OK\r\n");
+  clock_.AdvanceMs(101);
+
+  EXPECT_TRUE(state_.pause.ExpireIfDue(now_ms()));
+  EXPECT_EQ(state_.pause.mode(), PauseMode::kWrite);
+  EXPECT_EQ(state_.pause.end_ms(), now_ms() + 899);
 }
 
 TEST_F(ClientAdminTest, NoEvictAndNoTouchShowInClientFlags) {
