@@ -437,11 +437,11 @@ AclUser* Acl::Authenticate(std::string_view name, std::string_view password) {
   return match ? user : nullptr;
 }
 
-std::optional<std::string> Acl::LoadFile(const std::string& path,
+std::optional<std::string> Acl::LoadFile(const std::string& path, const std::string& name,
                                          std::vector<std::unique_ptr<AclUser>>& dropped) {
   std::string text;
   if (const std::optional<int> err = ReadFileBytes(path, text)) {
-    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(*err);
+    return "Error loading ACLs, opening file '" + name + "': " + std::strerror(*err);
   }
   std::string errors;
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;

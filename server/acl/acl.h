@@ -148,7 +148,8 @@ class Acl {
   // Returns Redis's one-line list of errors, or nullopt having replaced the users; `dropped`
   // gets the users replaced (all but default, which is updated in place), whose connections
   // the caller closes before they are freed.
-  std::optional<std::string> LoadFile(const std::string& path,
+  // `path` is opened; errors name the file as configured (`name`), as Redis's do.
+  std::optional<std::string> LoadFile(const std::string& path, const std::string& name,
                                       std::vector<std::unique_ptr<AclUser>>& dropped);
   // ACL SAVE: ACL LIST's lines, written to a temporary file renamed over `path`. Returns the
   // error (for the log) or nullopt.

@@ -147,7 +147,8 @@ std::optional<std::string> LoadStartupUsers(ServerState& server) {
   }
   if (!config.aclfile.empty()) {
     std::vector<std::unique_ptr<AclUser>> dropped;
-    if (auto error = server.acl.LoadFile(config.aclfile, dropped)) {
+    if (auto error =
+            server.acl.LoadFile(PathUnderDir(config, config.aclfile), config.aclfile, dropped)) {
       return "Aborting Redis startup because of ACL errors: " + *error;
     }
   }

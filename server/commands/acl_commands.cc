@@ -169,7 +169,9 @@ void AclUsersCommand(CommandContext& ctx) {
 void AclLoadCommand(CommandContext& ctx) {
   if (RefusedWithoutAclFile(ctx)) return;
   std::vector<std::unique_ptr<AclUser>> dropped;
-  if (auto errors = ctx.server.acl.LoadFile(ctx.server.config.aclfile, dropped)) {
+  const Config& config = ctx.server.config;
+  if (auto errors =
+          ctx.server.acl.LoadFile(PathUnderDir(config, config.aclfile), config.aclfile, dropped)) {
     ctx.reply.Error({"ERR ", *errors});
     return;
   }
@@ -183,7 +185,8 @@ void AclLoadCommand(CommandContext& ctx) {
 
 void AclSaveCommand(CommandContext& ctx) {
   if (RefusedWithoutAclFile(ctx)) return;
-  if (auto error = ctx.server.acl.SaveFile(ctx.server.config.aclfile)) {
+  const Config& config = ctx.server.config;
+  if (auto error = ctx.server.acl.SaveFile(PathUnderDir(config, config.aclfile))) {
     if (ctx.server.log != nullptr) ctx.server.log->Log(LogLevel::kWarning, "%s", error->c_str());
     ctx.reply.Error(
         "ERR There was an error trying to save the ACLs. Please check the server logs for more "

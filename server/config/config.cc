@@ -41,6 +41,11 @@ std::uint64_t MemoryUnitBytes(std::string_view unit) {
   return 0;
 }
 
+std::string PathUnderDir(const Config& config, const std::string& path) {
+  if (path.empty() || path.front() == '/' || config.dir.empty()) return path;
+  return config.dir + "/" + path;
+}
+
 bool ParseMemory(std::string_view text, std::int64_t& out) {
   std::size_t digits = 0;
   while (digits < text.size() &&

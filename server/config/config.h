@@ -256,6 +256,11 @@ std::optional<ConfigError> ParseConfigText(std::string_view text,
 // are Redis's: the FATAL block, or a log line for a file that cannot be read.
 std::optional<ConfigError> ParseCommandLine(std::span<char* const> argv, Config& config);
 
+// Where a file named by an option is: Redis chdirs to `dir`, so a relative aclfile is under it;
+// warden keeps its working directory (an embedded server must not move its host's) and joins
+// the two instead.
+std::string PathUnderDir(const Config& config, const std::string& path);
+
 // Every option CONFIG GET knows (its aliases as options of their own, as in Redis), with the
 // current value as Redis prints it.
 struct ConfigValue {

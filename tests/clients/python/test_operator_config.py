@@ -800,3 +800,42 @@ def test_shutdown_on_signal_values_are_checked_as_redis_checks_them():
         for p in (proc, ref):
             p.terminate()
             p.wait(timeout=WAIT_S)
+
+
+def acl_file_transcript(binary, work):
+    """A relative aclfile is under `dir`, as Redis (which chdirs there) reads and saves it."""
+    data = os.path.join(work, "data")
+    os.mkdir(data)
+    with open(os.path.join(data, "users.acl"), "w") as f:
+        f.write("user default on nopass ~* &* +@all\nuser alice on #%s ~a:* +get\n"
+                % ("0" * 64))
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--dir", data, "--aclfile", "users.acl"], cwd=work,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_names(port, [proc])
+        conn = Conn(port)
+        got = [conn.call("ACL", "LIST"), conn.call("ACL", "SETUSER", "bob", "on", "+ping"),
+               conn.call("ACL", "SAVE"), conn.call("ACL", "LOAD"), conn.call("ACL", "USERS")]
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=WAIT_S)
+    with open(os.path.join(data, "users.acl")) as f:
+        got.append(f.read())
+    got.append(os.path.exists(os.path.join(work, "users.acl")))
+    status, out, _ = run_to_exit(binary, ["--port", str(free_port()), "--dir", data,
+                                          "--aclfile", "missing.acl"], work)
+    got.append(status)
+    got.append([log_message(line) for line in out.splitlines() if "ACL" in line])
+    return got
+
+
+def test_a_relative_aclfile_is_read_and_saved_under_dir_as_on_redis_server():
+    got = {}
+    for name, binary in (("redis-server", "redis-server"), ("warden", warden_bin())):
+        with tempfile.TemporaryDirectory() as work:
+            got[name] = acl_file_transcript(binary, work)
+    assert got["warden"] == got["redis-server"]
+    assert got["warden"][4] == b"*3\r\n$5\r\nalice\r\n$3\r\nbob\r\n$7\r\ndefault\r\n"
