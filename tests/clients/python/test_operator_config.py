@@ -793,7 +793,8 @@ def test_shutdown_on_signal_values_are_checked_as_redis_checks_them():
             replies[name] = [conn.call("CONFIG", "SET", "shutdown-on-sigterm", value)
                              for value in ("save now", "SAVE nosave", "force", "bogus",
                                            "default")] + \
-                            [conn.call("CONFIG", "GET", "shutdown-on-sig*")]
+                            [conn.call("CONFIG", "GET", "shutdown-on-sigterm"),
+                             conn.call("CONFIG", "GET", "shutdown-on-sigint")]
             conn.close()
         assert replies["warden"] == replies["redis-server"]
     finally:
