@@ -11,6 +11,7 @@ std::size_t CatchUpWithClock(ServerState& server) {
   // here rather than a millisecond later. Its held commands run from the loop.
   server.pause.ExpireIfDue(now_ms + 1);
   if (server.blocking.clients_with_deadline() != 0) server.blocking.ExpireTimeouts(now_ms);
+  server.migrate_sockets.CloseIdle(now_ms);
   if (!server.debug->active_expire_enabled || server.pause.active()) return 0;
   return server.dbs.ExpireDue(now_ms);
 }

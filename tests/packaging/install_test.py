@@ -13,6 +13,7 @@ import argparse
 import gzip
 import os
 import re
+import select
 import socket
 import subprocess
 import sys
@@ -73,6 +74,20 @@ def files_under(root):
         for n in names:
             found.add("/" + os.path.relpath(os.path.join(d, n), root))
     return found
+
+
+def wait_ready(server, timeout_s=30):
+    """Reads the server's log until it says it accepts connections, or fails."""
+    deadline = time.monotonic() + timeout_s
+    log = ""
+    while "Ready to accept connections" not in log:
+        left = deadline - time.monotonic()
+        assert left > 0, "warden is not ready: " + log
+        readable, _, _ = select.select([server.stdout], [], [], left)
+        if readable:
+            line = server.stdout.readline()
+            assert line, "warden exited: " + log
+            log += line
 
 
 def command(port, *words):
@@ -148,13 +163,10 @@ class Installed(unittest.TestCase):
         server = subprocess.Popen(
             [self.root + self.prefix + "/bin/warden", conf, "--port", "0", "--dir", data,
              "--port-file", port_file, "--save", ""],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
-            deadline = time.monotonic() + 30
-            while not (os.path.exists(port_file) and os.path.getsize(port_file) > 0):
-                self.assertIsNone(server.poll(), "warden exited")
-                self.assertLess(time.monotonic(), deadline, "no port file")
-                time.sleep(0.01)
+            # The port file is written before the log says so.
+            wait_ready(server)
             with open(port_file) as f:
                 port = int(f.read())
             self.assertEqual(command(port, "PING"), b"+PONG\r\n")

@@ -5,8 +5,6 @@ connection closed after 10 idle seconds. Each case runs from redis-server and fr
 second redis-server, and the target's counters must move the same way for both sources.
 """
 
-import time
-
 import pytest
 
 from conftest import targets
@@ -94,7 +92,9 @@ def test_the_connection_is_reused_and_selects_only_when_needed(target, destinati
 
 
 def test_an_idle_connection_is_closed_after_ten_seconds(destination, connections):
-    """On warden's clock, so the test moves it rather than waiting (Redis: server.unixtime)."""
+    """On warden's clock, so the test moves it rather than waiting (Redis: server.unixtime).
+    DEBUG CLOCK ADVANCE closes it before it answers, and the close reaches the target on
+    loopback before the next request does."""
     dest_port, dest = destination
     source = connections(targets()["warden"].port, decode_responses=True)
     source.set("idle:a", 1)
@@ -106,9 +106,6 @@ def test_an_idle_connection_is_closed_after_ten_seconds(destination, connections
         source.ping()
         assert len(migrate_connections(dest)) == 1
         source.execute_command("DEBUG", "CLOCK", "ADVANCE", 2000)
-        deadline = time.monotonic() + 10
-        while migrate_connections(dest):
-            assert time.monotonic() < deadline, "the idle connection stayed open"
-            time.sleep(0.01)
+        assert migrate_connections(dest) == []
     finally:
         source.execute_command("DEBUG", "CLOCK", "REAL")
