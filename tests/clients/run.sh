@@ -255,7 +255,8 @@ for suite in "${suites[@]}"; do
       run_suite tracking 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/tracking.xml" "$here/python/test_tracking.py"
       run_suite operator-config 90 "$py" -m pytest -q -p no:cacheprovider \
-        --junitxml="$results/operator-config.xml" "$here/python/test_operator_config.py"
+        --junitxml="$results/operator-config.xml" "$here/python/test_operator_config.py" \
+        "$here/python/test_operator_process.py"
       run_suite ldb 60 "$py" -m pytest -q -p no:cacheprovider \
         --junitxml="$results/ldb.xml" "$here/python/test_ldb.py"
       run_suite redis-py-pipeline 60 "$py" -m pytest -q -p no:cacheprovider \
