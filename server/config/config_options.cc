@@ -766,12 +766,8 @@ std::string OptionDefault(const ConfigOption& option) {
 
 std::string OptionsHelp() {
   std::string out;
-  std::string_view title;
   for (const ConfigGroup& group : ConfigGroups()) {
-    if (group.title != title) {
-      title = group.title;
-      out += (out.empty() ? "" : "\n") + std::string(title) + ":\n";
-    }
+    out += (out.empty() ? "" : "\n") + std::string(group.title) + ":\n";
     for (const ConfigOption& o : group.rows) {
       std::string line = "  --" + std::string(o.name) + " " + OptionArgument(o);
       if (line.size() < 44) line.resize(44, ' ');

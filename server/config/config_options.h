@@ -76,7 +76,7 @@ struct ConfigOption {
 };
 
 // The rows in the groups --help, the man page and the sample warden.conf show them in: Redis's
-// by topic, then those with no effect here, then warden's own. Two neighbours may share a title.
+// by topic, then those with no effect here, then warden's own.
 struct ConfigGroup {
   std::string_view title;
   std::span<const ConfigOption> rows;

@@ -112,12 +112,8 @@ std::string ManPage() {
                     "\" \"User Commands\"\n" + kManHead;
   out += ".TP\n.B \\-\\-version\nPrint the version and the Redis version warden answers as.\n";
   out += ".TP\n.B \\-\\-help\nList every option with its default, by group.\n";
-  std::string_view title;
   for (const ConfigGroup& group : ConfigGroups()) {
-    if (group.title != title) {
-      title = group.title;
-      out += ".SS " + Roff(title) + "\n";
-    }
+    out += ".SS " + Roff(group.title) + "\n";
     for (const ConfigOption& o : group.rows) {
       if (!Listed(o)) continue;
       out += ".TP\n.BI \\-\\-" + Roff(o.name) + " \" " + Roff(OptionArgument(o)) + "\"\n";
@@ -148,18 +144,15 @@ std::string SampleConfig(std::span<const std::pair<std::string_view, std::string
       "# Other files can be read from here, as in redis.conf; a later line wins:\n"
       "#\n"
       "# include /path/to/local.conf\n";
-  std::string_view title;
+  const Config defaults;
   for (const ConfigGroup& group : ConfigGroups()) {
-    if (group.title != title) {
-      title = group.title;
-      out += "\n" + Banner(title) + "\n";
-    }
+    out += "\n" + Banner(group.title) + "\n";
     for (const ConfigOption& o : group.rows) {
       if (!Listed(o)) continue;
       out += "\n# " + Sentence(o.help) + "\n";
       const auto shown = o.rewrite != nullptr ? o.rewrite : o.get;
       std::string value =
-          shown != nullptr && (o.flags & kConfigFileOnly) == 0 ? shown(Config()) : "";
+          shown != nullptr && (o.flags & kConfigFileOnly) == 0 ? shown(defaults) : "";
       if (value.empty() && (o.flags & kConfigMultiWord) != 0) value = Placeholder(o);
       if (value.empty()) value = "\"\"";
       // One line per class for client-output-buffer-limit, as redis.conf writes it.

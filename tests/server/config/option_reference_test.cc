@@ -28,7 +28,7 @@ TEST(OptionReferenceTest, ManPageListsEveryOptionByGroup) {
     const bool present = man.find(".BI \\-\\-" + roff_name + " ") != std::string::npos;
     EXPECT_EQ(present, Listed(o)) << o.name;
   }
-  // Groups shared by neighbours (the options with no effect) are one section.
+  // Each group is one section.
   EXPECT_EQ(man.find(".SS Redis's, with no effect here"),
             man.rfind(".SS Redis's, with no effect here"));
 }
