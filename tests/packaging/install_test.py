@@ -78,16 +78,19 @@ def files_under(root):
 
 def wait_ready(server, timeout_s=30):
     """Reads the server's log until it says it accepts connections, or fails."""
+    # Raw reads of the pipe: a buffered readline could take several lines at once and leave
+    # select() waiting on an empty pipe.
     deadline = time.monotonic() + timeout_s
+    fd = server.stdout.fileno()
     log = ""
     while "Ready to accept connections" not in log:
         left = deadline - time.monotonic()
         assert left > 0, "warden is not ready: " + log
-        readable, _, _ = select.select([server.stdout], [], [], left)
+        readable, _, _ = select.select([fd], [], [], left)
         if readable:
-            line = server.stdout.readline()
-            assert line, "warden exited: " + log
-            log += line
+            chunk = os.read(fd, 65536)
+            assert chunk, "warden exited: " + log
+            log += chunk.decode(errors="replace")
 
 
 def command(port, *words):
@@ -163,7 +166,7 @@ class Installed(unittest.TestCase):
         server = subprocess.Popen(
             [self.root + self.prefix + "/bin/warden", conf, "--port", "0", "--dir", data,
              "--port-file", port_file, "--save", ""],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
             # The port file is written before the log says so.
             wait_ready(server)
